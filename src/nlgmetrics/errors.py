@@ -1,0 +1,45 @@
+"""The one error hierarchy of nlgmetrics.
+
+Every error the library raises on purpose derives from :class:`NlgMetricsError`, so callers can catch
+everything we raise with one ``except``. The subclasses also derive from the matching built-in error so that
+code written against ``ValueError`` or ``ImportError`` keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "InvalidInputError",
+    "MissingDependencyError",
+    "NlgMetricsError",
+    "UnknownOptionError",
+]
+
+
+class NlgMetricsError(Exception):
+    """Base class of every error raised by nlgmetrics."""
+
+
+class InvalidInputError(NlgMetricsError, ValueError):
+    """Input that cannot be scored: ``None``, a non-string, mismatched lengths, an empty corpus, bad UTF-8.
+
+    The message always names the offending index, or the file and the line.
+    """
+
+
+class UnknownOptionError(InvalidInputError):
+    """An unknown preset, tokenizer, reduction or other named option. The message lists the valid names."""
+
+
+class MissingDependencyError(NlgMetricsError, ImportError):
+    """An optional dependency is not installed. The message says which extra or package to install."""
+
+    def __init__(self, what: str, install: str) -> None:
+        self.what = what
+        self.install = install
+        super().__init__(f"{what} needs an optional dependency that is not installed. Install it with: {install}")
+
+
+def unknown_option(kind: str, value: object, valid: list[str] | tuple[str, ...]) -> UnknownOptionError:
+    """Build the standard message for an unknown named option."""
+    choices = ", ".join(repr(v) for v in sorted(valid))
+    return UnknownOptionError(f"unknown {kind} {value!r}; valid values are: {choices}")

@@ -1,0 +1,1 @@
+"""Metric families: one module per family, each declaring its config, statistics, kernel and formula."""

@@ -1,0 +1,142 @@
+"""ANLS: Average Normalized Levenshtein Similarity, the DocVQA / ST-VQA / InfographicVQA answer metric.
+
+Each question has one or more accepted answers. Prediction and answers are normalised (lowercase, strip,
+whitespace runs collapsed to one space); the question scores the best similarity over its answers,
+``1 - lev / len``, and 0 when that similarity falls under the threshold τ (0.5 by default). ANLS is the mean
+over questions.
+
+Two presets reproduce the two reference implementations in use. They differ in two details:
+
+``docvqa`` (the default)
+    The official Robust Reading Competition evaluation script for DocVQA, InfographicVQA and ST-VQA
+    (``anls_compute`` in the RRC scripts): the distance is taken between the *normalised* strings but divided by
+    ``max(len(raw_answer.upper()), len(raw_prediction.upper()))``, the lengths of the *raw* strings; a question
+    scores 0 when ``similarity < τ``, so a similarity of exactly τ is kept.
+
+``anls-pkg``
+    The PyPI ``anls`` package 0.0.2 (``anls.anls_score``): the distance is divided by the lengths of the
+    *normalised* strings, and an answer counts only when its normalised distance is strictly below τ
+    (``distance < τ``), so a similarity of exactly ``1 - τ`` is dropped.
+
+They disagree when the raw strings carry leading, trailing or repeated spaces (the raw length is then larger, so
+the official similarity is higher), and when a similarity lands exactly on 0.5. See ``docs/anls.md`` for the
+cases in the real DocVQA data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .._inputs import References
+from ..algorithms.edit import expand_pairs, lengths, reduce_segments
+from ..errors import unknown_option
+from ..signature import sig_field
+from ..stats import Stats, StatsBatch
+from ..text import get_normalizer
+from .base import Family, Result, check_number, safe_div
+from .edit import normalized_distances
+
+__all__ = ["ANLS", "ANLSConfig", "ANLSResult", "ANLSStats"]
+
+_LENGTH_BASES = ("raw", "normalized")
+_THRESHOLD_RULES = ("similarity", "distance")
+
+
+@dataclasses.dataclass(frozen=True)
+class ANLSConfig:
+    """Options of ANLS.
+
+    * ``threshold``: τ.
+    * ``threshold_on``: ``"similarity"`` keeps an answer when ``similarity >= τ`` (official script);
+      ``"distance"`` keeps it when ``normalised distance < τ`` (the ``anls`` package).
+    * ``length_basis``: divide the distance by the lengths of the ``"raw"`` strings (official script) or of
+      the ``"normalized"`` strings (the ``anls`` package). Lengths are those of ``s.upper()``, as in both.
+    * ``normalizer``: ``"vqa"`` (lowercase, strip, collapse whitespace) or ``"none"``.
+    """
+
+    threshold: float = sig_field("tau", 0.5)
+    threshold_on: str = sig_field("cut", "similarity")
+    length_basis: str = sig_field("len", "raw")
+    normalizer: str = sig_field("norm", "vqa")
+    preset: str | None = sig_field("preset", None)
+
+    def __post_init__(self) -> None:
+        check_number("threshold", self.threshold, minimum=0.0, maximum=1.0)
+        if self.threshold_on not in _THRESHOLD_RULES:
+            raise unknown_option("threshold_on", self.threshold_on, list(_THRESHOLD_RULES))
+        if self.length_basis not in _LENGTH_BASES:
+            raise unknown_option("length_basis", self.length_basis, list(_LENGTH_BASES))
+        get_normalizer(self.normalizer)
+
+
+@dataclasses.dataclass(frozen=True)
+class ANLSStats(Stats):
+    """``score_sum`` over ``count`` questions; ``exact`` questions matched an answer exactly after
+    normalisation; ``cut`` questions had a non-zero best similarity that the threshold set to 0."""
+
+    score_sum: float
+    count: int
+    exact: int
+    cut: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ANLSResult(Result):
+    count: int = 0
+    exact: int = 0
+    cut: int = 0
+
+
+def _upper_lengths(items: list[str]) -> np.ndarray:
+    # Both reference scripts measure len(s.upper()), which differs from len(s) for a few characters (ß -> SS).
+    return np.fromiter((len(s) if s.isascii() else len(s.upper()) for s in items), dtype=np.int64, count=len(items))
+
+
+def _anls_kernel(preds: list[str], refs: list[References], cfg: ANLSConfig) -> StatsBatch[ANLSStats]:
+    norm = get_normalizer(cfg.normalizer)
+    flat_p, flat_r, starts = expand_pairs(preds, refs)
+    norm_p = [norm(p) for p in preds]
+    if len(flat_p) == len(preds):
+        flat_np = norm_p
+    else:
+        flat_np = [norm_p[i] for i in np.repeat(np.arange(len(preds)), np.diff(np.append(starts, len(flat_p))))]
+    flat_nr = [norm(r) for r in flat_r]
+    basis_p, basis_r = (flat_p, flat_r) if cfg.length_basis == "raw" else (flat_np, flat_nr)
+    denominators = np.maximum(_upper_lengths(basis_p), _upper_lengths(basis_r))
+    dist = normalized_distances(flat_np, flat_nr, 1, denominators)
+    sim = 1.0 - dist
+    # compare exactly the quantity each reference script compares, to reproduce its ties at the threshold
+    kept = (sim >= cfg.threshold) if cfg.threshold_on == "similarity" else (dist < cfg.threshold)
+    scored = np.where(kept, sim, 0.0)
+    best, _ = reduce_segments(scored, starts, "max")
+    raw_best, _ = reduce_segments(sim, starts, "max")
+    exact_pair = np.fromiter((a == b for a, b in zip(flat_np, flat_nr)), dtype=bool, count=len(flat_np))
+    exact, _ = reduce_segments(exact_pair.astype(np.int64), starts, "max")
+    cut = ((best == 0.0) & (raw_best > 0.0)).astype(np.int64)
+    return StatsBatch(
+        ANLSStats,
+        {"score_sum": best, "count": np.ones(len(preds), dtype=np.int64), "exact": exact, "cut": cut},
+    )
+
+
+def anls_from_stats(stats: ANLSStats, cfg: ANLSConfig) -> ANLSResult:
+    return ANLSResult(
+        score=safe_div(stats.score_sum, stats.count), count=stats.count, exact=stats.exact, cut=stats.cut
+    )
+
+
+ANLS: Family[ANLSConfig, ANLSStats, ANLSResult] = Family(
+    name="anls",
+    config_cls=ANLSConfig,
+    stats_cls=ANLSStats,
+    kernel=_anls_kernel,
+    formula=anls_from_stats,
+    presets={
+        "docvqa": {"threshold_on": "similarity", "length_basis": "raw", "normalizer": "vqa"},
+        "anls-pkg": {"threshold_on": "distance", "length_basis": "normalized", "normalizer": "vqa"},
+    },
+    default_preset="docvqa",
+    vectorized=True,
+)

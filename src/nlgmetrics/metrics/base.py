@@ -1,0 +1,198 @@
+"""The plumbing every metric family shares.
+
+A family is declared once, as a :class:`Family`: a config dataclass, a statistics dataclass, a batch kernel that
+turns ``(predictions, references, config)`` into per-segment statistics, and a formula that turns summed
+statistics into a result. Everything user-facing — the functions, the stateful :class:`~nlgmetrics.Metric`
+classes, the torch adapter and the CLI — is built from those pieces, so no formula is written twice.
+
+Data flows one way::
+
+    text ──kernel──▶ StatsBatch (per segment) ──total()──▶ Stats ──formula──▶ Result (+ signature)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+from .._inputs import References, check_pairs
+from ..errors import InvalidInputError, UnknownOptionError, unknown_option
+from ..stats import Stats, StatsBatch
+
+__all__ = ["Family", "Result", "REDUCTIONS", "check_reduction", "safe_div"]
+
+C = TypeVar("C")
+S = TypeVar("S", bound=Stats)
+R = TypeVar("R", bound="Result")
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def check_reduction(reduction: str | None) -> str:
+    """Normalise a torchmetrics-style reduction: ``"mean"``, ``"sum"``, ``"none"`` or ``None``."""
+    if reduction is None:
+        return "none"
+    if reduction not in REDUCTIONS:
+        raise unknown_option("reduction", reduction, list(REDUCTIONS) + ["None"])
+    return reduction
+
+
+def safe_div(num: Any, den: Any, default: float = 0.0) -> Any:
+    """``num / den``, or ``default`` where ``den`` is 0. Works on numbers and on numpy arrays alike, so a
+    formula written once serves corpus statistics and per-segment columns."""
+    if isinstance(den, np.ndarray) or isinstance(num, np.ndarray):
+        num_a = np.asarray(num, dtype=np.float64)
+        den_a = np.asarray(den, dtype=np.float64)
+        out = np.full(np.broadcast(num_a, den_a).shape, default, dtype=np.float64)
+        return np.divide(num_a, den_a, out=out, where=den_a != 0)
+    return num / den if den else default
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Result:
+    """Base of every result: the headline ``score``, the ``signature`` and optional per-segment scores."""
+
+    score: Any
+    signature: str = ""
+    segments: tuple[float, ...] | None = None
+
+    def __float__(self) -> float:
+        if isinstance(self.score, (tuple, list)):
+            raise TypeError("this result holds one score per segment (reduction='none'); use .score")
+        return float(self.score)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict of every field."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, np.ndarray):
+                v = v.tolist()
+            elif isinstance(v, tuple):
+                v = list(v)
+            elif isinstance(v, Stats):
+                v = v.to_dict()
+            out[f.name] = v
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Family(Generic[C, S, R]):
+    """One metric family: config, statistics, kernel and formula.
+
+    ``kernel(predictions, references, config) -> StatsBatch`` must be pure; ``formula(stats, config) -> Result``
+    is the formula and nothing else. When ``vectorized`` is true, the formula also accepts statistics whose
+    fields are numpy columns and then returns per-segment scores in ``score`` — this is how per-segment scores
+    come from the very same formula without a Python loop.
+    """
+
+    name: str
+    config_cls: type[C]
+    stats_cls: type[S]
+    kernel: Callable[[list[str], list[References], C], StatsBatch[S]]
+    formula: Callable[[S, C], R]
+    presets: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+    default_preset: str | None = None
+    single_reference: bool = False
+    vectorized: bool = False
+    #: Sizes of tuple fields of the statistics, derived from a config (e.g. the maximum n-gram order).
+    stats_sizes: Callable[[C], dict[str, int]] | None = None
+
+    # ----------------------------------------------------------------- configuration
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(self.config_cls))  # type: ignore[arg-type]
+
+    def make_config(self, preset: str | None = None, **options: Any) -> C:
+        """Build a config from a named preset plus explicit options (which win over the preset)."""
+        valid = self.option_names()
+        for key in options:
+            if key not in valid:
+                raise UnknownOptionError(
+                    f"{self.name}: unknown option {key!r}; valid options are: {', '.join(sorted(valid))}"
+                )
+        values: dict[str, Any] = {}
+        name = preset if preset is not None else self.default_preset
+        if name is not None:
+            if name not in self.presets:
+                raise unknown_option(f"{self.name} preset", name, list(self.presets))
+            values.update(self.presets[name])
+            if "preset" in valid:
+                values["preset"] = name
+        values.update(options)
+        return self.config_cls(**values)
+
+    def zero(self, config: C) -> S:
+        return self.stats_cls.zero(**(self.stats_sizes(config) if self.stats_sizes else {}))
+
+    def empty_batch(self, config: C) -> StatsBatch[S]:
+        return StatsBatch.empty(self.stats_cls, **(self.stats_sizes(config) if self.stats_sizes else {}))
+
+    # ----------------------------------------------------------------- statistics
+    def batch_stats(
+        self, predictions: Any, references: Any, config: C, *, allow_empty: bool = False
+    ) -> StatsBatch[S]:
+        """Check the input, then run the kernel: per-segment statistics of a batch."""
+        preds, refs = check_pairs(
+            predictions, references, allow_empty=allow_empty, single_reference=self.single_reference
+        )
+        if not preds:
+            return self.empty_batch(config)
+        return self.kernel(preds, refs, config)
+
+    def segment_stats(self, prediction: str, references: str | list[str], config: C) -> S:
+        """The statistics of one segment."""
+        return self.batch_stats([prediction], [references], config)[0]
+
+    # ----------------------------------------------------------------- scores
+    def segment_scores(self, batch: StatsBatch[S], config: C) -> tuple[float, ...]:
+        """Per-segment headline scores, from the same formula as the corpus score."""
+        if len(batch) == 0:
+            return ()
+        if self.vectorized:
+            per = self.formula(self.stats_cls(**batch.columns), config)  # type: ignore[arg-type]
+            return tuple(np.asarray(_per_segment_score(per), dtype=np.float64).tolist())
+        return tuple(float(_per_segment_score(self.formula(s, config))) for s in batch)
+
+    def finalize(self, total: S, config: C, batch: StatsBatch[S] | None = None) -> R:
+        """Apply the formula to summed statistics; attach per-segment scores and the signature."""
+        result = self.formula(total, config)
+        changes: dict[str, Any] = {}
+        if batch is not None:
+            seg = self.segment_scores(batch, config)
+            changes["segments"] = seg
+            if getattr(config, "reduction", None) == "none":
+                changes["score"] = seg
+        if not result.signature:
+            changes["signature"] = signature_of(self, config)
+        return dataclasses.replace(result, **changes) if changes else result
+
+    def needs_segments(self, config: C) -> bool:
+        return getattr(config, "reduction", None) == "none"
+
+    def compute(self, predictions: Any, references: Any, config: C, *, segments: bool = False) -> R:
+        """The functional API: statistics of the whole corpus, then the formula."""
+        batch = self.batch_stats(predictions, references, config)
+        keep = segments or self.needs_segments(config)
+        return self.finalize(batch.total(), config, batch if keep else None)
+
+
+def _per_segment_score(result: Any) -> Any:
+    return getattr(result, "per_segment_value", None) if hasattr(result, "per_segment_value") else result.score
+
+
+def signature_of(family: Family[Any, Any, Any], config: Any) -> str:
+    from ..signature import build_signature
+
+    return build_signature(family.name, config)
+
+
+def check_number(name: str, value: Any, *, minimum: float | None = None, maximum: float | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInputError(f"{name} must be a number, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise InvalidInputError(f"{name} must be >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise InvalidInputError(f"{name} must be <= {maximum}, got {value!r}")

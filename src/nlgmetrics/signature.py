@@ -1,0 +1,52 @@
+"""Signatures: one string that records every setting that changes a number.
+
+The format follows sacrebleu's: ``key:value`` pairs joined by ``|``, starting with the metric name and ending
+with the library version, e.g. ``nls|sub:1|red:mean|nlgmetrics:0.1.0``. Config dataclasses declare the short
+key of each field in the field's metadata (``signature="sub"``); fields without a key are left out because
+they do not change the number (batch sizes, progress bars).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["build_signature", "format_value", "sig_field"]
+
+
+def sig_field(key: str, default: Any = dataclasses.MISSING, **kwargs: Any) -> Any:
+    """A dataclass field that appears in the signature under ``key``."""
+    metadata = dict(kwargs.pop("metadata", {}) or {})
+    metadata["signature"] = key
+    if default is dataclasses.MISSING:
+        return dataclasses.field(metadata=metadata, **kwargs)
+    return dataclasses.field(default=default, metadata=metadata, **kwargs)
+
+
+def format_value(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return repr(value) if value != int(value) else f"{value:.1f}"
+    if isinstance(value, (tuple, list)):
+        return ",".join(format_value(v) for v in value)
+    return str(value)
+
+
+def build_signature(metric: str, config: Any = None, extra: Mapping[str, Any] | None = None) -> str:
+    """Build ``metric|key:value|…|nlgmetrics:<version>`` from a config dataclass and extra pairs."""
+    from . import __version__
+
+    parts = [metric]
+    if config is not None:
+        for f in dataclasses.fields(config):
+            key = f.metadata.get("signature")
+            if key:
+                parts.append(f"{key}:{format_value(getattr(config, f.name))}")
+    for key, value in (extra or {}).items():
+        parts.append(f"{key}:{format_value(value)}")
+    parts.append(f"nlgmetrics:{__version__}")
+    return "|".join(parts)

@@ -1,0 +1,164 @@
+"""Additive sufficient statistics: the currency every metric family trades in.
+
+A family's statistics are a frozen dataclass deriving from :class:`Stats`. Its fields are numbers (``int`` or
+``float``) or fixed-length tuples of numbers (for per-order counts). Statistics add field by field with ``+``,
+and ``Stats.zero()`` is the neutral element, so the corpus statistics are just the sum of the segment
+statistics, whatever the batching, the merge order or the number of processes.
+
+Kernels compute a whole batch at once and return a :class:`StatsBatch`: the per-segment statistics stored
+column-wise in numpy arrays (one row per segment). ``batch[i]`` is segment ``i``'s :class:`Stats`, and
+``batch.total()`` is their sum. Storing columns keeps corpus-scale work in numpy instead of creating one Python
+object per segment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+__all__ = ["Stats", "StatsBatch"]
+
+S = TypeVar("S", bound="Stats")
+
+
+def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, tuple):
+        if len(a) != len(b):
+            raise ValueError(f"cannot add statistics of different shapes: {len(a)} vs {len(b)} entries")
+        return tuple(x + y for x, y in zip(a, b))
+    return a + b
+
+
+@dataclasses.dataclass(frozen=True)
+class Stats:
+    """Base class of additive, immutable per-segment or corpus statistics."""
+
+    #: Fields whose values are tuples, mapped to a default length (per-order counts and the like).
+    tuple_fields: ClassVar[Mapping[str, int]] = {}
+
+    def __add__(self: S, other: S) -> S:
+        if type(other) is not type(self):
+            return NotImplemented
+        return type(self)(
+            **{f.name: _add(getattr(self, f.name), getattr(other, f.name)) for f in dataclasses.fields(self)}
+        )
+
+    def __radd__(self: S, other: Any) -> S:
+        # Lets the built-in sum() start from 0.
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+    @classmethod
+    def zero(cls: type[S], **sizes: int) -> S:
+        """The neutral element. ``sizes`` gives the length of tuple fields that have no fixed default."""
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            if f.name in cls.tuple_fields:
+                n = sizes.get(f.name, cls.tuple_fields[f.name])
+                values[f.name] = (0,) * n
+            else:
+                values[f.name] = 0 if f.type in (int, "int") else 0.0
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able dict of the fields (used by ``state_dict`` and the CLI)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
+        kwargs = {}
+        for f in dataclasses.fields(cls):
+            v = data[f.name]
+            kwargs[f.name] = tuple(v) if f.name in cls.tuple_fields else v
+        return cls(**kwargs)
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return tuple(x.item() for x in value)
+    return value.item() if isinstance(value, np.generic) else value
+
+
+class StatsBatch(Generic[S]):
+    """Per-segment statistics of a batch, one numpy column per field (struct of arrays).
+
+    ``columns[name]`` has shape ``(n,)`` for number fields and ``(n, k)`` for tuple fields.
+    """
+
+    __slots__ = ("cls", "columns", "_n")
+
+    def __init__(self, cls: type[S], columns: Mapping[str, np.ndarray]) -> None:
+        self.cls = cls
+        self.columns = dict(columns)
+        names = cls.field_names()
+        if set(self.columns) != set(names):
+            raise ValueError(f"{cls.__name__} columns must be exactly {names}, got {tuple(self.columns)}")
+        lengths = {len(c) for c in self.columns.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"columns of different lengths: {lengths}")
+        self._n = lengths.pop() if lengths else 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: int) -> S:
+        return self.cls(**{k: _scalar(v[i]) for k, v in self.columns.items()})
+
+    def __iter__(self) -> Iterator[S]:
+        for i in range(self._n):
+            yield self[i]
+
+    def take(self, indices: np.ndarray | Sequence[int]) -> StatsBatch[S]:
+        """The batch of the given segments (in that order, repeats allowed: bootstrap resampling)."""
+        idx = np.asarray(indices, dtype=np.intp)
+        return StatsBatch(self.cls, {k: v[idx] for k, v in self.columns.items()})
+
+    def total(self) -> S:
+        """The sum over all segments, as one :class:`Stats`."""
+        return self.cls(**{k: _scalar(v.sum(axis=0)) for k, v in self.columns.items()})
+
+    def column(self, name: str) -> np.ndarray:
+        return self.columns[name]
+
+    @classmethod
+    def concat(cls, batches: Sequence[StatsBatch[S]], stats_cls: type[S] | None = None) -> StatsBatch[S]:
+        if not batches:
+            if stats_cls is None:
+                raise ValueError("concat of no batches needs stats_cls")
+            return cls.empty(stats_cls)
+        first = batches[0]
+        return StatsBatch(
+            first.cls, {k: np.concatenate([b.columns[k] for b in batches], axis=0) for k in first.columns}
+        )
+
+    @classmethod
+    def empty(cls, stats_cls: type[S], **sizes: int) -> StatsBatch[S]:
+        zero = stats_cls.zero(**sizes)
+        cols = {}
+        for name in stats_cls.field_names():
+            v = getattr(zero, name)
+            if isinstance(v, tuple):
+                cols[name] = np.zeros((0, len(v)), dtype=np.int64)
+            else:
+                cols[name] = np.zeros(0, dtype=np.float64 if isinstance(v, float) else np.int64)
+        return StatsBatch(stats_cls, cols)
+
+    @classmethod
+    def from_stats(cls, items: Sequence[S], stats_cls: type[S]) -> StatsBatch[S]:
+        """Build a batch from per-segment :class:`Stats` objects (the slow but simple path)."""
+        if not items:
+            return cls.empty(stats_cls)
+        return StatsBatch(
+            stats_cls, {name: np.asarray([getattr(s, name) for s in items]) for name in stats_cls.field_names()}
+        )
+
+    def __repr__(self) -> str:
+        return f"StatsBatch[{self.cls.__name__}](n={self._n})"

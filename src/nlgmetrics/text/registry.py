@@ -1,0 +1,70 @@
+"""Name -> tokenizer/normaliser registry with lazy imports."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from ..errors import unknown_option
+
+__all__ = [
+    "available_tokenizers",
+    "get_normalizer",
+    "get_tokenizer",
+    "register_normalizer",
+    "register_tokenizer",
+]
+
+Tokenizer = Callable[[str], list[str]]
+Normalizer = Callable[[str], str]
+
+# name -> "module:attribute" (imported on first use) or the callable itself
+_TOKENIZERS: dict[str, str | Callable[..., Any]] = {
+    "whitespace": "nlgmetrics.text.basic:whitespace_tokenize",
+    "char": "nlgmetrics.text.basic:char_tokenize",
+    "jiwer-words": "nlgmetrics.text.basic:jiwer_words",
+    "jiwer-chars": "nlgmetrics.text.basic:jiwer_chars",
+}
+_NORMALIZERS: dict[str, str | Callable[..., Any]] = {
+    "none": "nlgmetrics.text.basic:identity",
+    "vqa": "nlgmetrics.text.basic:vqa_normalize",
+}
+
+
+def register_tokenizer(name: str, target: str | Tokenizer) -> None:
+    """Register a tokenizer by ``"module:attribute"`` path (imported lazily) or as a callable."""
+    _TOKENIZERS[name] = target
+    _resolve.cache_clear()
+
+
+def register_normalizer(name: str, target: str | Normalizer) -> None:
+    _NORMALIZERS[name] = target
+    _resolve.cache_clear()
+
+
+def available_tokenizers() -> list[str]:
+    return sorted(_TOKENIZERS)
+
+
+@lru_cache(maxsize=None)
+def _resolve(kind: str, name: str) -> Callable[..., Any]:
+    table = _TOKENIZERS if kind == "tokenizer" else _NORMALIZERS
+    if name not in table:
+        raise unknown_option(kind, name, list(table))
+    target = table[name]
+    if callable(target):
+        return target
+    module, _, attr = target.partition(":")
+    obj = getattr(importlib.import_module(module), attr)
+    # A class (stateful tokenizers such as MeCab taggers) is built once and reused, never per line.
+    return obj() if isinstance(obj, type) else obj
+
+
+def get_tokenizer(name: str) -> Tokenizer:
+    return _resolve("tokenizer", name)
+
+
+def get_normalizer(name: str) -> Normalizer:
+    return _resolve("normalizer", name)
