@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeAlias
 
+import numpy as np
+
 from .errors import InvalidInputError
 
 References: TypeAlias = tuple[str, ...]
 """The references of one segment, after normalisation: a non-empty tuple of strings."""
 
-__all__ = ["References", "check_predictions", "check_references", "check_pairs", "describe"]
+__all__ = ["ReferenceSets", "References", "check_pairs", "check_predictions", "check_references", "describe"]
 
 
 def describe(value: object) -> str:
@@ -53,7 +55,7 @@ def check_predictions(predictions: Any, *, name: str = "predictions", allow_empt
     """Return the predictions as a list of ``str``, or raise :class:`InvalidInputError` naming the index."""
     values = _as_list(predictions, name)
     # Fast path: one C-level pass over the list; only on failure do we look for the culprit.
-    if not all(type(v) is str for v in values):
+    if not set(map(type, values)) <= {str}:
         for i, v in enumerate(values):
             if not isinstance(v, str):
                 hint = ""
@@ -66,28 +68,78 @@ def check_predictions(predictions: Any, *, name: str = "predictions", allow_empt
     return values
 
 
+class ReferenceSets(Sequence[References]):
+    """Per-segment references, stored flat: ``flat`` holds every reference string and ``starts`` the offset of
+    each segment's first reference (``None`` when every segment has exactly one, the common fast path).
+
+    Indexing gives a segment's references as a tuple, so it reads like ``list[tuple[str, ...]]``.
+    """
+
+    __slots__ = ("flat", "starts")
+
+    def __init__(self, flat: list[str], starts: np.ndarray | None = None) -> None:
+        self.flat = flat
+        self.starts = starts
+
+    def __len__(self) -> int:
+        return len(self.flat) if self.starts is None else len(self.starts)
+
+    def _bounds(self, i: int) -> tuple[int, int]:
+        assert self.starts is not None
+        n = len(self.starts)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        end = int(self.starts[i + 1]) if i + 1 < n else len(self.flat)
+        return int(self.starts[i]), end
+
+    def __getitem__(self, i: int) -> References:  # type: ignore[override]
+        if self.starts is None:
+            return (self.flat[i],)
+        lo, hi = self._bounds(i)
+        return tuple(self.flat[lo:hi])
+
+    def counts(self) -> np.ndarray:
+        """Number of references of each segment."""
+        if self.starts is None:
+            return np.ones(len(self.flat), dtype=np.int64)
+        return np.diff(np.append(self.starts, len(self.flat)))
+
+    def first(self) -> list[str]:
+        """The first reference of each segment."""
+        if self.starts is None:
+            return self.flat
+        return [self.flat[i] for i in self.starts.tolist()]
+
+    def __repr__(self) -> str:
+        return f"ReferenceSets({[list(r) for r in self]!r})"
+
+
 def check_references(
     references: Any,
     *,
     name: str = "references",
     allow_empty: bool = False,
     single: bool = False,
-) -> list[References]:
-    """Return references as a list with one non-empty tuple of strings per segment.
+) -> ReferenceSets:
+    """Return per-segment references as :class:`ReferenceSets`, or raise naming the index.
 
     Each segment's references may be a string (one reference) or a list/tuple of strings (several). With
     ``single=True`` a segment with more than one reference is an error, for metrics that define no
     multi-reference convention.
     """
     values = _as_list(references, name)
-    out: list[References] = []
-    append = out.append
+    if not values and not allow_empty:
+        raise InvalidInputError(f"{name} is empty: there is nothing to score (an empty corpus)")
+    if set(map(type, values)) <= {str}:  # fast path: one plain string per segment
+        return ReferenceSets(values)
+    flat: list[str] = []
+    starts = np.empty(len(values), dtype=np.int64)
     for i, r in enumerate(values):
-        if type(r) is str:
-            append((r,))
-            continue
+        starts[i] = len(flat)
         if isinstance(r, str):
-            append((str(r),))
+            flat.append(str(r))
             continue
         if isinstance(r, (list, tuple)):
             if not r:
@@ -102,12 +154,12 @@ def check_references(
                 raise InvalidInputError(
                     f"{name}[{i}] has {len(r)} references, but this metric takes exactly one reference per segment"
                 )
-            append(tuple(str(x) for x in r))
+            flat.extend(str(x) for x in r)
             continue
         raise InvalidInputError(f"{name}[{i}] is {describe(r)}; expected str or a list of str")
-    if not out and not allow_empty:
-        raise InvalidInputError(f"{name} is empty: there is nothing to score (an empty corpus)")
-    return out
+    if len(flat) == len(values):
+        return ReferenceSets(flat)
+    return ReferenceSets(flat, starts)
 
 
 def check_pairs(
@@ -116,7 +168,7 @@ def check_pairs(
     *,
     allow_empty: bool = False,
     single_reference: bool = False,
-) -> tuple[list[str], list[References]]:
+) -> tuple[list[str], ReferenceSets]:
     """Check predictions and references together: types, emptiness, and equal lengths."""
     preds = check_predictions(predictions, allow_empty=allow_empty)
     refs = check_references(references, allow_empty=allow_empty, single=single_reference)
@@ -126,13 +178,3 @@ def check_pairs(
             "(references are per segment: a string or a list of strings for each prediction)"
         )
     return preds, refs
-
-
-def flatten_references(refs: Sequence[References]) -> tuple[list[str], list[int]]:
-    """Flatten per-segment references; return the flat list and each segment's start offset."""
-    flat: list[str] = []
-    starts: list[int] = []
-    for r in refs:
-        starts.append(len(flat))
-        flat.extend(r)
-    return flat, starts

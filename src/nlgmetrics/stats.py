@@ -14,6 +14,7 @@ object per segment.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -87,6 +88,14 @@ def _scalar(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _column_sum(column: np.ndarray) -> Any:
+    if column.dtype.kind == "f":
+        if column.ndim == 1:
+            return math.fsum(column.tolist())
+        return tuple(math.fsum(c) for c in column.T.tolist())
+    return _scalar(column.sum(axis=0))
+
+
 class StatsBatch(Generic[S]):
     """Per-segment statistics of a batch, one numpy column per field (struct of arrays).
 
@@ -122,8 +131,12 @@ class StatsBatch(Generic[S]):
         return StatsBatch(self.cls, {k: v[idx] for k, v in self.columns.items()})
 
     def total(self) -> S:
-        """The sum over all segments, as one :class:`Stats`."""
-        return self.cls(**{k: _scalar(v.sum(axis=0)) for k, v in self.columns.items()})
+        """The sum over all segments, as one :class:`Stats`.
+
+        Float columns are summed with ``math.fsum`` (correctly rounded), so the total of a batch does not depend
+        on the order of its segments; integer columns are summed exactly.
+        """
+        return self.cls(**{k: _column_sum(v) for k, v in self.columns.items()})
 
     def column(self, name: str) -> np.ndarray:
         return self.columns[name]

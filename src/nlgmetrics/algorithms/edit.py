@@ -14,11 +14,14 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
 
+from .._inputs import ReferenceSets
+
 __all__ = [
     "expand_pairs",
     "lengths",
     "levenshtein",
     "levenshtein_many",
+    "normalized_similarity_many",
     "operation_counts",
     "reduce_segments",
 ]
@@ -33,6 +36,19 @@ def _weights(substitution_cost: int) -> tuple[int, int, int] | None:
 def levenshtein(a: Seq, b: Seq, substitution_cost: int = 1) -> int:
     """Exact Levenshtein distance between two strings (or token sequences), insertion and deletion cost 1."""
     return int(Levenshtein.distance(a, b, weights=_weights(substitution_cost)))
+
+
+def normalized_similarity_many(a: Sequence[Seq], b: Sequence[Seq]) -> np.ndarray:
+    """Element-wise ``1 - lev(a[i], b[i]) / max(len a[i], len b[i])`` (1.0 for two empty items), float64.
+
+    With unit costs rapidfuzz normalises by exactly ``max(len)``, so its ``normalized_similarity`` is this
+    formula, computed in one C++ pass.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"normalized_similarity_many needs equal lengths, got {len(a)} and {len(b)}")
+    if not a:
+        return np.zeros(0, dtype=np.float64)
+    return np.asarray(cpdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1))
 
 
 def levenshtein_many(a: Sequence[Seq], b: Sequence[Seq], substitution_cost: int = 1) -> np.ndarray:
@@ -52,43 +68,25 @@ def lengths(items: Sequence[Any]) -> np.ndarray:
     return np.fromiter(map(len, items), dtype=np.int64, count=len(items))
 
 
-def expand_pairs(predictions: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[list[str], list[str], np.ndarray]:
+def expand_pairs(predictions: Sequence[str], references: ReferenceSets) -> tuple[list[str], list[str], np.ndarray | None]:
     """Pair each prediction with each of its references.
 
     Returns the repeated predictions, the flat references and the start offset of each segment in the flat
-    lists (for :func:`reduce_segments`).
+    lists (``None`` when every segment has one reference), for :func:`reduce_segments`.
     """
-    counts = lengths(references)
-    if bool((counts == 1).all()):
-        flat_refs = [r[0] for r in references]
-        return list(predictions), flat_refs, np.arange(len(predictions), dtype=np.int64)
-    flat_preds: list[str] = []
-    flat_refs = []
-    for p, refs in zip(predictions, references):
-        flat_preds.extend([p] * len(refs))
-        flat_refs.extend(refs)
-    starts = np.zeros(len(predictions), dtype=np.int64)
-    np.cumsum(counts[:-1], out=starts[1:])
-    return flat_preds, flat_refs, starts
+    if references.starts is None:
+        return list(predictions), references.flat, None
+    flat_preds = [p for p, k in zip(predictions, references.counts().tolist()) for _ in range(k)]
+    return flat_preds, references.flat, references.starts
 
 
-def reduce_segments(values: np.ndarray, starts: np.ndarray, how: str) -> tuple[np.ndarray, np.ndarray]:
-    """Reduce per-pair ``values`` to per-segment values with ``"max"`` or ``"min"``.
-
-    Returns the reduced values and, for each segment, the flat index of the chosen pair (the first on ties).
-    """
-    n_pairs = len(values)
-    if len(starts) == n_pairs:  # one reference per segment: nothing to reduce
-        return values, np.arange(n_pairs, dtype=np.int64)
+def reduce_segments(values: np.ndarray, starts: np.ndarray | None, how: str) -> np.ndarray:
+    """Reduce per-pair ``values`` to per-segment values with ``"max"`` or ``"min"`` (``starts`` as returned by
+    :func:`expand_pairs`; ``None`` means one pair per segment)."""
+    if starts is None:
+        return values
     ufunc = np.maximum if how == "max" else np.minimum
-    reduced = ufunc.reduceat(values, starts)
-    # index of the first pair that attains the reduced value, per segment
-    seg_of_pair = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n_pairs)))
-    hit = values == reduced[seg_of_pair]
-    flat_idx = np.arange(n_pairs)
-    first = np.full(len(starts), n_pairs, dtype=np.int64)
-    np.minimum.at(first, seg_of_pair[hit], flat_idx[hit])
-    return reduced, first
+    return ufunc.reduceat(values, starts)
 
 
 def operation_counts(reference: Sequence[Hashable], prediction: Sequence[Hashable]) -> tuple[int, int, int, int]:

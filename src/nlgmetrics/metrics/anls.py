@@ -29,7 +29,7 @@ import dataclasses
 
 import numpy as np
 
-from .._inputs import References
+from .._inputs import ReferenceSets
 from ..algorithms.edit import expand_pairs, lengths, reduce_segments
 from ..errors import unknown_option
 from ..signature import sig_field
@@ -94,14 +94,10 @@ def _upper_lengths(items: list[str]) -> np.ndarray:
     return np.fromiter((len(s) if s.isascii() else len(s.upper()) for s in items), dtype=np.int64, count=len(items))
 
 
-def _anls_kernel(preds: list[str], refs: list[References], cfg: ANLSConfig) -> StatsBatch[ANLSStats]:
+def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> StatsBatch[ANLSStats]:
     norm = get_normalizer(cfg.normalizer)
     flat_p, flat_r, starts = expand_pairs(preds, refs)
-    norm_p = [norm(p) for p in preds]
-    if len(flat_p) == len(preds):
-        flat_np = norm_p
-    else:
-        flat_np = [norm_p[i] for i in np.repeat(np.arange(len(preds)), np.diff(np.append(starts, len(flat_p))))]
+    flat_np, _, _ = expand_pairs([norm(p) for p in preds], refs)
     flat_nr = [norm(r) for r in flat_r]
     basis_p, basis_r = (flat_p, flat_r) if cfg.length_basis == "raw" else (flat_np, flat_nr)
     denominators = np.maximum(_upper_lengths(basis_p), _upper_lengths(basis_r))
@@ -110,10 +106,10 @@ def _anls_kernel(preds: list[str], refs: list[References], cfg: ANLSConfig) -> S
     # compare exactly the quantity each reference script compares, to reproduce its ties at the threshold
     kept = (sim >= cfg.threshold) if cfg.threshold_on == "similarity" else (dist < cfg.threshold)
     scored = np.where(kept, sim, 0.0)
-    best, _ = reduce_segments(scored, starts, "max")
-    raw_best, _ = reduce_segments(sim, starts, "max")
-    exact_pair = np.fromiter((a == b for a, b in zip(flat_np, flat_nr)), dtype=bool, count=len(flat_np))
-    exact, _ = reduce_segments(exact_pair.astype(np.int64), starts, "max")
+    best = reduce_segments(scored, starts, "max")
+    raw_best = reduce_segments(sim, starts, "max")
+    exact_pair = np.fromiter(map(str.__eq__, flat_np, flat_nr), dtype=bool, count=len(flat_np))
+    exact = reduce_segments(exact_pair.astype(np.int64), starts, "max")
     cut = ((best == 0.0) & (raw_best > 0.0)).astype(np.int64)
     return StatsBatch(
         ANLSStats,

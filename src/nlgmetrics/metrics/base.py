@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from .._inputs import References, check_pairs
+from .._inputs import ReferenceSets, check_pairs
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option
 from ..stats import Stats, StatsBatch
 
@@ -92,7 +92,7 @@ class Family(Generic[C, S, R]):
     name: str
     config_cls: type[C]
     stats_cls: type[S]
-    kernel: Callable[[list[str], list[References], C], StatsBatch[S]]
+    kernel: Callable[[list[str], ReferenceSets, C], StatsBatch[S]]
     formula: Callable[[S, C], R]
     presets: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
     default_preset: str | None = None
@@ -153,8 +153,8 @@ class Family(Generic[C, S, R]):
             return ()
         if self.vectorized:
             per = self.formula(self.stats_cls(**batch.columns), config)  # type: ignore[arg-type]
-            return tuple(np.asarray(_per_segment_score(per), dtype=np.float64).tolist())
-        return tuple(float(_per_segment_score(self.formula(s, config))) for s in batch)
+            return tuple(np.asarray(per.score, dtype=np.float64).tolist())
+        return tuple(float(self.formula(s, config).score) for s in batch)
 
     def finalize(self, total: S, config: C, batch: StatsBatch[S] | None = None) -> R:
         """Apply the formula to summed statistics; attach per-segment scores and the signature."""
@@ -177,10 +177,6 @@ class Family(Generic[C, S, R]):
         batch = self.batch_stats(predictions, references, config)
         keep = segments or self.needs_segments(config)
         return self.finalize(batch.total(), config, batch if keep else None)
-
-
-def _per_segment_score(result: Any) -> Any:
-    return getattr(result, "per_segment_value", None) if hasattr(result, "per_segment_value") else result.score
 
 
 def signature_of(family: Family[Any, Any, Any], config: Any) -> str:

@@ -21,8 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from .._inputs import References
-from ..algorithms.edit import expand_pairs, lengths, levenshtein_many, operation_counts, reduce_segments
+from .._inputs import ReferenceSets
+from ..algorithms.edit import (
+    expand_pairs,
+    lengths,
+    levenshtein_many,
+    normalized_similarity_many,
+    operation_counts,
+    reduce_segments,
+)
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
@@ -78,9 +85,9 @@ class EditDistanceResult(Result):
     count: int = 0
 
 
-def _edit_kernel(preds: list[str], refs: list[References], cfg: EditDistanceConfig) -> StatsBatch[EditDistanceStats]:
+def _edit_kernel(preds: list[str], refs: ReferenceSets, cfg: EditDistanceConfig) -> StatsBatch[EditDistanceStats]:
     flat_p, flat_r, starts = expand_pairs(preds, refs)
-    dist, _ = reduce_segments(levenshtein_many(flat_p, flat_r, cfg.substitution_cost), starts, "min")
+    dist = reduce_segments(levenshtein_many(flat_p, flat_r, cfg.substitution_cost), starts, "min")
     return StatsBatch(EditDistanceStats, {"distance": dist, "count": np.ones(len(preds), dtype=np.int64)})
 
 
@@ -134,10 +141,13 @@ def normalized_distances(
     return safe_div(dist, denominators, default=0.0)
 
 
-def _nls_kernel(preds: list[str], refs: list[References], cfg: NLSConfig) -> StatsBatch[NLSStats]:
+def _nls_kernel(preds: list[str], refs: ReferenceSets, cfg: NLSConfig) -> StatsBatch[NLSStats]:
     flat_p, flat_r, starts = expand_pairs(preds, refs)
-    sim = 1.0 - normalized_distances(flat_p, flat_r, cfg.substitution_cost)
-    best, _ = reduce_segments(sim, starts, "max")
+    if cfg.substitution_cost == 1:
+        sim = normalized_similarity_many(flat_p, flat_r)
+    else:
+        sim = 1.0 - normalized_distances(flat_p, flat_r, cfg.substitution_cost)
+    best = reduce_segments(sim, starts, "max")
     return StatsBatch(NLSStats, {"score_sum": best, "count": np.ones(len(preds), dtype=np.int64)})
 
 
@@ -207,10 +217,10 @@ class ErrorRateResult(Result):
     wip: float = 0.0
 
 
-def _error_rate_kernel(preds: list[str], refs: list[References], cfg: ErrorRateConfig) -> StatsBatch[ErrorRateStats]:
+def _error_rate_kernel(preds: list[str], refs: ReferenceSets, cfg: ErrorRateConfig) -> StatsBatch[ErrorRateStats]:
     tok = get_tokenizer(cfg.tokenizer or _UNITS[cfg.unit])
     ptoks = [tok(p) for p in preds]
-    rtoks = [tok(r[0]) for r in refs]
+    rtoks = [tok(r) for r in refs.first()]
     n = len(preds)
     counts = np.zeros((4, n), dtype=np.int64)
     for i, (r, p) in enumerate(zip(rtoks, ptoks)):
