@@ -10,7 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-SHARED_DATA = Path(os.environ.get("NLGMETRICS_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+SHARED_DATA = Path(
+    os.environ.get("NLGMETRICS_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
+)
 
 
 def best_of(fn: Callable[[], Any], repeat: int = 5, warmup: int = 1) -> tuple[float, Any]:
@@ -40,9 +42,9 @@ def fmt_time(seconds: float) -> str:
 
 def table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    line = "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |"
+    line = "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)) + " |"
     sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    body = ["| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
+    body = ["| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)) + " |" for r in rows]
     return "\n".join([line, sep, *body])
 
 

@@ -18,9 +18,8 @@ import random
 import sys
 from pathlib import Path
 
-from _common import SHARED_DATA, best_of, fmt_time, machine, table
-
 import nlgmetrics as nm
+from _common import SHARED_DATA, best_of, fmt_time, machine, table
 
 
 def synthetic_pairs(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
@@ -60,7 +59,7 @@ def torchmetrics_nls_class():
 
         def update(self, preds, target):
             d = self.edit(preds, target).to(torch.float64)
-            lens = torch.tensor([max(len(p), len(t)) for p, t in zip(preds, target)], dtype=torch.float64)
+            lens = torch.tensor([max(len(p), len(t)) for p, t in zip(preds, target, strict=False)], dtype=torch.float64)
             sims = torch.where(lens > 0, 1 - d / lens.clamp(min=1), torch.ones_like(d))
             self.total += sims.sum()
             self.count += len(preds)
@@ -105,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     t_ours, ours = best_of(lambda: nm.nls(preds, targets).score, repeat=7)
 
     def bare_loop():
-        return sum(Levenshtein.normalized_similarity(p, t) for p, t in zip(preds, targets)) / len(preds)
+        return sum(Levenshtein.normalized_similarity(p, t) for p, t in zip(preds, targets, strict=False)) / len(preds)
 
     t_bare, bare = best_of(bare_loop, repeat=7)
     assert abs(ours - bare) < 1e-12, (ours, bare)
@@ -129,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     rows.append((f"NLS, {args.pairs:,} synthetic pairs", "nlgmetrics.nls", fmt_time(t_ours), "1.00×", f"{ours:.6f}"))
     rows.append(("", "bare rapidfuzz loop", fmt_time(t_bare), f"{t_ours / t_bare:.2f}× ours/theirs", f"{bare:.6f}"))
     scaled = " (scaled from 2,000 pairs)" if args.quick else ""
-    rows.append(("", f"torchmetrics EditDistance NLS class{scaled}", fmt_time(t_tm), f"{t_tm / t_ours:,.0f}× faster", tm_note))
+    rows.append(
+        ("", f"torchmetrics EditDistance NLS class{scaled}", fmt_time(t_tm), f"{t_tm / t_ours:,.0f}× faster", tm_note)
+    )
     figures.update(nls_ours_s=t_ours, nls_bare_rapidfuzz_s=t_bare, nls_torchmetrics_s=t_tm)
 
     docvqa = SHARED_DATA / "docvqa"
@@ -144,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((label, "nlgmetrics.anls(preset='anls-pkg')", fmt_time(t_a), "1.00×", f"{a_val:.5f}"))
             if anls_score is not None:
                 t_pkg, pkg_val = best_of(
-                    lambda p=p, r=r: sum(anls_score(x, y, 0.5) for x, y in zip(p, r)) / len(p), repeat=3
+                    lambda p=p, r=r: sum(anls_score(x, y, 0.5) for x, y in zip(p, r, strict=False)) / len(p), repeat=3
                 )
                 rows.append(("", "anls package", fmt_time(t_pkg), f"{t_pkg / t_a:,.0f}× faster", f"{pkg_val:.5f}"))
                 figures[f"anls_{path.name.split('.')[0]}_speedup_vs_pkg"] = t_pkg / t_a

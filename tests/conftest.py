@@ -11,9 +11,7 @@ from hypothesis import HealthCheck, settings
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("NLGMETRICS_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 
-settings.register_profile(
-    "default", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("default", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 

@@ -36,7 +36,27 @@ _EXPORTS = {
     "StatsBatch": "nlgmetrics.stats",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "ANLS",
+    "CharErrorRate",
+    "EditDistance",
+    "InvalidInputError",
+    "Metric",
+    "MissingDependencyError",
+    "NlgMetricsError",
+    "NormalizedLevenshteinSimilarity",
+    "Stats",
+    "StatsBatch",
+    "UnknownOptionError",
+    "WordErrorRate",
+    "__version__",
+    "anls",
+    "anls_star",
+    "cer",
+    "edit_distance",
+    "nls",
+    "wer",
+]
 
 
 def __getattr__(name: str) -> Any:

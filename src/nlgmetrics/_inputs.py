@@ -146,9 +146,11 @@ def check_references(
                 raise InvalidInputError(f"{name}[{i}] is an empty list: every segment needs at least one reference")
             for j, x in enumerate(r):
                 if not isinstance(x, str):
-                    nested = " (nested too deeply: references are a string or a list of strings)" if isinstance(
-                        x, (list, tuple)
-                    ) else ""
+                    nested = (
+                        " (nested too deeply: references are a string or a list of strings)"
+                        if isinstance(x, (list, tuple))
+                        else ""
+                    )
                     raise InvalidInputError(f"{name}[{i}][{j}] is {describe(x)}; expected str{nested}")
             if single and len(r) > 1:
                 raise InvalidInputError(

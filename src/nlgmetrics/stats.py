@@ -29,7 +29,7 @@ def _add(a: Any, b: Any) -> Any:
     if isinstance(a, tuple):
         if len(a) != len(b):
             raise ValueError(f"cannot add statistics of different shapes: {len(a)} vs {len(b)} entries")
-        return tuple(x + y for x, y in zip(a, b))
+        return tuple(x + y for x, y in zip(a, b, strict=False))
     return a + b
 
 
@@ -102,7 +102,7 @@ class StatsBatch(Generic[S]):
     ``columns[name]`` has shape ``(n,)`` for number fields and ``(n, k)`` for tuple fields.
     """
 
-    __slots__ = ("cls", "columns", "_n")
+    __slots__ = ("_n", "cls", "columns")
 
     def __init__(self, cls: type[S], columns: Mapping[str, np.ndarray]) -> None:
         self.cls = cls

@@ -149,12 +149,12 @@ def test_anls_on_real_docvqa_answers(shared_data, model, expected):
     refs = [d["gt_answers"] for d in data]
     assert len(preds) == 5349
     ours = nm.anls(preds, refs, preset="anls-pkg", segments=True)
-    theirs = [anls_pkg.anls_score(p, r, 0.5) for p, r in zip(preds, refs)]
+    theirs = [anls_pkg.anls_score(p, r, 0.5) for p, r in zip(preds, refs, strict=False)]
     assert mismatch_report(ours.segments, theirs) == (0, 0.0)
     assert ours.score == pytest.approx(sum(theirs) / len(theirs), abs=1e-12)
     assert round(ours.score, 5) == expected
     official = nm.anls(preds, refs, preset="docvqa", segments=True)
-    naive = [official_docvqa_question(p, r) for p, r in zip(preds, refs)]
+    naive = [official_docvqa_question(p, r) for p, r in zip(preds, refs, strict=False)]
     assert mismatch_report(official.segments, naive) == (0, 0.0)
 
 
@@ -171,4 +171,4 @@ def test_never_more_than_torchmetrics(pairs):
     preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
     theirs = tm.edit_distance(preds, refs, reduction="none").tolist()
     ours = nm.edit_distance(preds, refs, segments=True).segments
-    assert all(o <= t for o, t in zip(ours, theirs))
+    assert all(o <= t for o, t in zip(ours, theirs, strict=False))

@@ -5,6 +5,7 @@ Statistics add; batch splits and merge order change nothing; scores stay in boun
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -77,7 +78,7 @@ def test_batch_split_and_merge_order_change_nothing(family, options, single, dat
     expected = cls(**options)
     expected.update([p for p, _ in pairs], [r for _, r in pairs])
     parts = []
-    for lo, hi in zip(bounds, bounds[1:]):
+    for lo, hi in itertools.pairwise(bounds):
         m = cls(**options)
         m.update([p for p, _ in pairs[lo:hi]], [r for _, r in pairs[lo:hi]])
         parts.append(m)

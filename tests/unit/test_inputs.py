@@ -67,7 +67,7 @@ def test_error_rates_take_one_reference(fn):
 
 @pytest.mark.parametrize("fn", [nm.anls, nm.cer, nm.wer])
 def test_unknown_preset(fn):
-    with pytest.raises(UnknownOptionError, match="unknown .*preset 'nope'; valid values are"):
+    with pytest.raises(UnknownOptionError, match=r"unknown .*preset 'nope'; valid values are"):
         fn(["a"], ["a"], preset="nope")
 
 
@@ -99,7 +99,7 @@ def test_bytes_are_rejected_with_a_hint():
 
 
 def test_errors_are_value_errors_and_library_errors():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="is None"):
         nm.nls([None], ["a"])
     with pytest.raises(NlgMetricsError):
         nm.nls([None], ["a"])

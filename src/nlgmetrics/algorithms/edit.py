@@ -68,7 +68,9 @@ def lengths(items: Sequence[Any]) -> np.ndarray:
     return np.fromiter(map(len, items), dtype=np.int64, count=len(items))
 
 
-def expand_pairs(predictions: Sequence[str], references: ReferenceSets) -> tuple[list[str], list[str], np.ndarray | None]:
+def expand_pairs(
+    predictions: Sequence[str], references: ReferenceSets
+) -> tuple[list[str], list[str], np.ndarray | None]:
     """Pair each prediction with each of its references.
 
     Returns the repeated predictions, the flat references and the start offset of each segment in the flat
@@ -76,7 +78,7 @@ def expand_pairs(predictions: Sequence[str], references: ReferenceSets) -> tuple
     """
     if references.starts is None:
         return list(predictions), references.flat, None
-    flat_preds = [p for p, k in zip(predictions, references.counts().tolist()) for _ in range(k)]
+    flat_preds = [p for p, k in zip(predictions, references.counts().tolist(), strict=False) for _ in range(k)]
     return flat_preds, references.flat, references.starts
 
 

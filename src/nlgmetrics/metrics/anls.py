@@ -30,7 +30,7 @@ import dataclasses
 import numpy as np
 
 from .._inputs import ReferenceSets
-from ..algorithms.edit import expand_pairs, lengths, reduce_segments
+from ..algorithms.edit import expand_pairs, reduce_segments
 from ..errors import unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
@@ -118,9 +118,7 @@ def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> Stat
 
 
 def anls_from_stats(stats: ANLSStats, cfg: ANLSConfig) -> ANLSResult:
-    return ANLSResult(
-        score=safe_div(stats.score_sum, stats.count), count=stats.count, exact=stats.exact, cut=stats.cut
-    )
+    return ANLSResult(score=safe_div(stats.score_sum, stats.count), count=stats.count, exact=stats.exact, cut=stats.cut)
 
 
 ANLS: Family[ANLSConfig, ANLSStats, ANLSResult] = Family(

@@ -22,7 +22,7 @@ from .._inputs import ReferenceSets, check_pairs
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option
 from ..stats import Stats, StatsBatch
 
-__all__ = ["Family", "Result", "REDUCTIONS", "check_reduction", "safe_div"]
+__all__ = ["REDUCTIONS", "Family", "Result", "check_reduction", "safe_div"]
 
 C = TypeVar("C")
 S = TypeVar("S", bound=Stats)
@@ -36,7 +36,7 @@ def check_reduction(reduction: str | None) -> str:
     if reduction is None:
         return "none"
     if reduction not in REDUCTIONS:
-        raise unknown_option("reduction", reduction, list(REDUCTIONS) + ["None"])
+        raise unknown_option("reduction", reduction, [*list(REDUCTIONS), "None"])
     return reduction
 
 
@@ -131,9 +131,7 @@ class Family(Generic[C, S, R]):
         return StatsBatch.empty(self.stats_cls, **(self.stats_sizes(config) if self.stats_sizes else {}))
 
     # ----------------------------------------------------------------- statistics
-    def batch_stats(
-        self, predictions: Any, references: Any, config: C, *, allow_empty: bool = False
-    ) -> StatsBatch[S]:
+    def batch_stats(self, predictions: Any, references: Any, config: C, *, allow_empty: bool = False) -> StatsBatch[S]:
         """Check the input, then run the kernel: per-segment statistics of a batch."""
         preds, refs = check_pairs(
             predictions, references, allow_empty=allow_empty, single_reference=self.single_reference

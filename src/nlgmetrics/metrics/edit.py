@@ -223,13 +223,10 @@ def _error_rate_kernel(preds: list[str], refs: ReferenceSets, cfg: ErrorRateConf
     rtoks = [tok(r) for r in refs.first()]
     n = len(preds)
     counts = np.zeros((4, n), dtype=np.int64)
-    for i, (r, p) in enumerate(zip(rtoks, ptoks)):
+    for i, (r, p) in enumerate(zip(rtoks, ptoks, strict=False)):
         counts[:, i] = operation_counts(r, p)
     hits, subs, dels, ins = counts
-    if cfg.substitution_cost == 1:
-        errors = subs + dels + ins
-    else:
-        errors = levenshtein_many(ptoks, rtoks, cfg.substitution_cost)
+    errors = subs + dels + ins if cfg.substitution_cost == 1 else levenshtein_many(ptoks, rtoks, cfg.substitution_cost)
     return StatsBatch(
         ErrorRateStats,
         {
@@ -248,8 +245,10 @@ def error_rate_from_stats(stats: ErrorRateStats, cfg: ErrorRateConfig) -> ErrorR
     h, s, d, i = stats.hits, stats.substitutions, stats.deletions, stats.insertions
     n_ref, n_pred = stats.reference_length, stats.prediction_length
     # jiwer: with no reference token at all, the "rate" is the number of insertions
-    rate = np.where(n_ref == 0, i, safe_div(stats.errors, n_ref)) if isinstance(n_ref, np.ndarray) else (
-        float(i) if n_ref == 0 else stats.errors / n_ref
+    rate = (
+        np.where(n_ref == 0, i, safe_div(stats.errors, n_ref))
+        if isinstance(n_ref, np.ndarray)
+        else (float(i) if n_ref == 0 else stats.errors / n_ref)
     )
     unit_errors = s + d + i
     mer = safe_div(unit_errors, h + s + d + i)

@@ -67,8 +67,10 @@ class Metric(Generic[C, S, R]):
         """The result over everything seen since the last ``reset()``. With no samples the score is 0."""
         batch = None
         if self.keep_segments:
-            batch = StatsBatch.concat(self._segments, self.family.stats_cls) if self._segments else (
-                self.family.empty_batch(self.config)
+            batch = (
+                StatsBatch.concat(self._segments, self.family.stats_cls)
+                if self._segments
+                else (self.family.empty_batch(self.config))
             )
         return self.family.finalize(self._total, self.config, batch)
 
@@ -101,8 +103,10 @@ class Metric(Generic[C, S, R]):
             "stats": self._total.to_dict(),
         }
         if self.keep_segments:
-            batch = StatsBatch.concat(self._segments, self.family.stats_cls) if self._segments else (
-                self.family.empty_batch(self.config)
+            batch = (
+                StatsBatch.concat(self._segments, self.family.stats_cls)
+                if self._segments
+                else (self.family.empty_batch(self.config))
             )
             state["segments"] = {k: v.tolist() for k, v in batch.columns.items()}
         return state

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from ..errors import unknown_option
@@ -48,7 +48,7 @@ def available_tokenizers() -> list[str]:
     return sorted(_TOKENIZERS)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _resolve(kind: str, name: str) -> Callable[..., Any]:
     table = _TOKENIZERS if kind == "tokenizer" else _NORMALIZERS
     if name not in table:
