@@ -95,9 +95,11 @@ def wer(
 ) -> ErrorRateResult:
     """Word error rate over the corpus, identical to ``jiwer.wer`` (and ``mer``, ``wil``, ``wip`` alongside).
 
-    >>> r = wer(["hello duck", "i like python"], ["hello world", "i like monthy python"])
-    >>> r.score, r.substitutions, r.deletions, r.insertions
-    (0.4, 1, 1, 0)
+    >>> r = wer(["hello duck", "i like python"], ["hello world", "i like monty python"])
+    >>> r.substitutions, r.deletions, r.insertions, r.reference_length
+    (1, 1, 0, 6)
+    >>> round(r.score, 4)
+    0.3333
     """
     options: dict[str, Any] = {"substitution_cost": substitution_cost}
     if tokenizer is not None:

@@ -60,7 +60,7 @@ class Stats:
         for f in dataclasses.fields(cls):
             if f.name in cls.tuple_fields:
                 n = sizes.get(f.name, cls.tuple_fields[f.name])
-                values[f.name] = (0,) * n
+                values[f.name] = (0.0 if "float" in str(f.type) else 0,) * n
             else:
                 values[f.name] = 0 if f.type in (int, "int") else 0.0
         return cls(**values)
@@ -159,7 +159,8 @@ class StatsBatch(Generic[S]):
         for name in stats_cls.field_names():
             v = getattr(zero, name)
             if isinstance(v, tuple):
-                cols[name] = np.zeros((0, len(v)), dtype=np.int64)
+                kind = np.float64 if any(isinstance(x, float) for x in v) else np.int64
+                cols[name] = np.zeros((0, len(v)), dtype=kind)
             else:
                 cols[name] = np.zeros(0, dtype=np.float64 if isinstance(v, float) else np.int64)
         return StatsBatch(stats_cls, cols)

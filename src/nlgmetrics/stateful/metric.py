@@ -114,14 +114,27 @@ class Metric(Generic[C, S, R]):
     def load_state_dict(self, state: dict[str, Any]) -> None:
         if state.get("family") != self.family.name:
             raise InvalidInputError(f"state of {state.get('family')!r} cannot be loaded into {self.family.name!r}")
-        config = self.family.config_cls(**state["config"])
+        # JSON turns tuples into lists; configs compare with tuples
+        options = {k: tuple(v) if isinstance(v, list) else v for k, v in state["config"].items()}
+        config = self.family.config_cls(**options)
         if config != self.config:
             raise InvalidInputError(f"state was saved with {config}, this metric has {self.config}")
+        if self.keep_segments and "segments" not in state:
+            raise InvalidInputError(
+                "this metric keeps per-segment statistics, but the state was saved without them "
+                "(save it from a metric with keep_segments=True or reduction=None)"
+            )
         self._total = self.family.stats_cls.from_dict(state["stats"])
         self._segments = []
-        if self.keep_segments and "segments" in state:
-            cols = {k: np.asarray(v) for k, v in state["segments"].items()}
-            self._segments.append(StatsBatch(self.family.stats_cls, cols))
+        if self.keep_segments:
+            template = self.family.empty_batch(self.config).columns
+            cols = {}
+            for k, v in state["segments"].items():
+                empty = template[k]
+                cols[k] = np.asarray(v, dtype=empty.dtype).reshape((-1, *empty.shape[1:]))
+            batch = StatsBatch(self.family.stats_cls, cols)
+            if len(batch):
+                self._segments.append(batch)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"

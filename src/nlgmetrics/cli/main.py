@@ -1,0 +1,302 @@
+"""``nlgmetrics <metric> --pred FILE --ref FILE [--ref FILE ...] [options] [--json] [--per-segment]``.
+
+The command line only parses arguments, reads files, builds the config through the metric's family (the same
+``make_config`` the Python API uses) and prints. Each subcommand is one declaration in
+:mod:`nlgmetrics.cli.registry`.
+
+Exit status: 0 on success, 2 on any user error (bad arguments, unreadable or malformed input, an unknown preset,
+any :class:`~nlgmetrics.errors.NlgMetricsError`), with a one-line ``nlgmetrics: error: ...`` message on stderr.
+
+>>> main(["nls", "--help"])  # doctest: +ELLIPSIS
+usage: nlgmetrics nls...
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import typing
+from collections.abc import Sequence
+from typing import Any
+
+from .. import __version__
+from ..errors import NlgMetricsError
+from .io import (
+    DOCVQA_FIELDS,
+    CLIInputError,
+    Column,
+    check_references,
+    check_text,
+    looks_like_docvqa,
+    read_docvqa,
+    read_jsonl,
+    read_lines,
+    read_text,
+)
+from .registry import COMMANDS, Command, Outcome
+
+__all__ = ["build_parser", "main"]
+
+PRED_FIELD = "prediction"
+REF_FIELDS = ("references", "reference")
+FORMATS = ("auto", "text", "jsonl", "docvqa")
+
+_EPILOG = """\
+input: plain text has one segment per line (UTF-8; empty lines are empty segments, never skipped). Files ending
+in .jsonl (or --format jsonl) are JSON Lines: --pred-field and --ref-field pick the fields (defaults: "prediction";
+"references" or "reference"), and a reference may be a list of strings. Give --ref several times for several
+references per segment. Exit status 2 on bad input.
+"""
+
+
+# ------------------------------------------------------------------------------------------------------ parser
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its usage errors in the same one-line shape as every other error (still status 2)."""
+
+    help_hint = ""  # the command whose --help the message points to; default: this parser's own
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"nlgmetrics: error: {message} (see '{self.help_hint or self.prog} --help')\n")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser. With ``only``, just that subcommand gets its options (and imports its metric);
+    the others are listed by name, so ``nlgmetrics --help`` imports no metric at all."""
+    parser = _Parser(
+        prog="nlgmetrics",
+        description="Score generated text against references, with the numbers of the reference tools.",
+        epilog="Run 'nlgmetrics <metric> --help' for a metric's options.",
+    )
+    parser.help_hint = f"nlgmetrics {only}" if only else ""
+    parser.add_argument("--version", action="version", version=f"nlgmetrics {__version__}")
+    sub = parser.add_subparsers(dest="metric", metavar="<metric>", title="metrics", required=True)
+    for name, command in COMMANDS.items():
+        sp = sub.add_parser(
+            name,
+            help=command.help,
+            description=command.help,
+            epilog=_EPILOG,
+        )
+        if only is None or only == name:
+            _add_arguments(sp, command)
+    return parser
+
+
+def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
+    inp = parser.add_argument_group("input")
+    inp.add_argument("--pred", required=True, metavar="FILE", help="predictions: one per line, or JSON ('-': stdin)")
+    inp.add_argument(
+        "--ref",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="references; repeat for several references per segment (optional when --pred holds them)",
+    )
+    formats = FORMATS if command.docvqa else FORMATS[:-1]
+    inp.add_argument(
+        "--format",
+        choices=formats,
+        default="auto",
+        help="input format (default: by suffix: .jsonl is JSON Lines, anything else plain text"
+        + ("; a JSON list given as --pred alone is the DocVQA layout)" if command.docvqa else ")"),
+    )
+    inp.add_argument("--pred-field", metavar="NAME", help=f"JSON field of the prediction (default: {PRED_FIELD})")
+    inp.add_argument(
+        "--ref-field", metavar="NAME", help=f"JSON field of the references (default: {' or '.join(REF_FIELDS)})"
+    )
+    opts = parser.add_argument_group("metric options")
+    presets, default = command.presets()
+    if presets:
+        opts.add_argument(
+            "--preset",
+            metavar="{" + ",".join(presets) + "}",
+            default=None,
+            help=f"named settings that reproduce a reference tool (default: {default})",
+        )
+    command.add_arguments(opts)
+    out = parser.add_argument_group("output")
+    out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    out.add_argument("--per-segment", action="store_true", help="also print the score of every segment")
+    parser.set_defaults(command=command)
+
+
+def _selected(argv: Sequence[str]) -> str:
+    """The subcommand named on the command line ('' if none): the first argument that is not an option."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else ""
+    return ""
+
+
+# ------------------------------------------------------------------------------------------------------ inputs
+def _format_of(path: str, chosen: str) -> str:
+    if chosen != "auto":
+        return chosen
+    return "jsonl" if path.lower().endswith(".jsonl") else "text"
+
+
+def _read_column(path: str, option: str, fmt: str, names: Sequence[str], field_option: str, conv: Any) -> Column:
+    if fmt == "jsonl":
+        return read_jsonl(path, option, [(names, field_option)], [conv])[0]
+    return read_lines(path, option)
+
+
+def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], list[Any]]:
+    """Predictions and per-segment references, read from the files named on the command line."""
+    pred_conv = None if command.structured else check_text
+    ref_conv = None if command.structured else check_references
+    pred_names = [args.pred_field] if args.pred_field else [PRED_FIELD]
+    ref_names = [args.ref_field] if args.ref_field else list(REF_FIELDS)
+    fmt = _format_of(args.pred, args.format)
+
+    if args.ref:
+        if fmt == "docvqa":
+            raise CLIInputError("the DocVQA layout holds the predictions and the references; drop --ref")
+        pred = _read_column(args.pred, "--pred", fmt, pred_names, "--pred-field", pred_conv)
+        refs = [
+            _read_column(r, "--ref", _format_of(r, args.format), ref_names, "--ref-field", ref_conv) for r in args.ref
+        ]
+    elif fmt == "jsonl":
+        pred, ref = read_jsonl(
+            args.pred, "--pred", [(pred_names, "--pred-field"), (ref_names, "--ref-field")], [pred_conv, ref_conv]
+        )
+        refs = [ref]
+    else:
+        text = read_text(args.pred, "--pred") if command.docvqa else ""
+        if not (fmt == "docvqa" or (command.docvqa and looks_like_docvqa(text))):
+            also = " or a DocVQA JSON list" if command.docvqa else ""
+            raise CLIInputError(
+                f"--ref is required with --pred {args.pred}: only a JSON Lines file{also} holds both the predictions "
+                "and the references"
+            )
+        pred, ref = read_docvqa(
+            args.pred, "--pred", text, args.pred_field or DOCVQA_FIELDS[0], args.ref_field or DOCVQA_FIELDS[1]
+        )
+        refs = [ref]
+
+    n = len(pred)
+    for column in refs:
+        if len(column) != n:
+            raise CLIInputError(f"{pred.label} has {n} lines but {column.label} has {len(column)}")
+    if n == 0:
+        raise CLIInputError(f"{pred.label} is empty: there is nothing to score")
+    return pred.values, _combine(command, refs)
+
+
+def _combine(command: Command, columns: list[Column]) -> list[Any]:
+    """Per-segment references from one or more columns (files)."""
+    if command.structured:
+        # one JSON value per segment; several files are alternatives, which ANLS* spells as a tuple
+        if len(columns) == 1:
+            return columns[0].values
+        return [tuple(values) for values in zip(*(c.values for c in columns), strict=True)]
+    per_file = [[[v] if isinstance(v, str) else v for v in c.values] for c in columns]
+    combined = [[r for part in parts for r in part] for parts in zip(*per_file, strict=True)]
+    if command.single_reference:
+        if len(columns) > 1:
+            raise CLIInputError(
+                f"{command.name} takes exactly one reference per segment, but {len(columns)} --ref files were given"
+            )
+        for i, r in enumerate(combined):
+            if len(r) > 1:
+                raise CLIInputError(
+                    f"{columns[0].locate(i)}: {len(r)} references, but {command.name} takes exactly one per segment"
+                )
+    return combined
+
+
+# ------------------------------------------------------------------------------------------------------ output
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, float):
+        return f"{value:.5f}"
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False, default=_json_default)
+    return str(value)
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
+        return value.tolist()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def format_human(command: Command, out: Outcome, per_segment: bool) -> str:
+    lines = []
+    segments = out.segments if per_segment else None
+    for _, label, value in command.headlines(out):
+        if isinstance(value, (list, tuple)):  # reduction "none": the score is per segment
+            lines.append(f"{label}: {len(value)} per-segment scores (reduction: none) ({out.signature})")
+            segments = list(value)
+        else:
+            lines.append(f"{label} = {_fmt(value)} ({out.signature})")
+    shown = {k: v for k, v in out.diagnostics.items() if v is not None}
+    if shown:
+        lines.append(", ".join(f"{k}: {_fmt(v)}" for k, v in shown.items()))
+    if segments is not None:
+        lines.extend(f"{i}\t{_fmt(v)}" for i, v in enumerate(segments, 1))
+    return "\n".join(lines) + "\n"
+
+
+def format_json(command: Command, out: Outcome, per_segment: bool) -> str:
+    obj: dict[str, Any] = {key: value for key, _, value in command.headlines(out)}
+    obj.update(signature=out.signature, settings=out.settings)
+    for k, v in out.diagnostics.items():
+        obj.setdefault(k, v)
+    if per_segment:
+        obj["segments"] = out.segments
+    return json.dumps(obj, ensure_ascii=False, default=_json_default) + "\n"
+
+
+# ------------------------------------------------------------------------------------------------------ main
+def run(args: argparse.Namespace) -> int:
+    command: Command = args.command
+    options: dict[str, Any] = {}
+    for opt in command.options:
+        value = getattr(args, f"opt_{opt.name}")
+        if value is not None:
+            options[opt.name] = tuple(value) if isinstance(value, list) else value
+    # the config first: a bad option fails before any file is read
+    config = command.configure(getattr(args, "preset", None), options)
+    predictions, references = load_inputs(args, command)
+    out = command.compute(predictions, references, config, args.per_segment)
+    text = (format_json if args.json else format_human)(command, out, args.per_segment)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return 0
+
+
+def _error(message: str) -> int:
+    sys.stderr.write(f"nlgmetrics: error: {' '.join(message.splitlines())}\n")
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line on ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = build_parser(only=_selected(argv))
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:  # argparse: --help, --version, or a usage error (status 2)
+            return e.code if isinstance(e.code, int) else (0 if e.code is None else _error(str(e.code)))
+        return run(args)
+    except (CLIInputError, NlgMetricsError) as e:
+        return _error(str(e))
+    except BrokenPipeError:  # e.g. `nlgmetrics ... --per-segment | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

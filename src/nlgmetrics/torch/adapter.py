@@ -1,0 +1,215 @@
+"""A ``torchmetrics.Metric`` built from any nlgmetrics family.
+
+The adapter holds no formula. ``update()`` runs the family's kernel and adds the batch's summed statistics into
+one float64 state per statistics field, each declared with ``dist_reduce_fx="sum"``: under DDP, torchmetrics
+just sums them. ``compute()`` turns the summed states back into the family's :class:`~nlgmetrics.stats.Stats`
+(integer fields as ``int``) and applies the family's formula, so the numbers are those of the functional API.
+
+Per-segment statistics are kept only when they are needed: for ``reduction=None`` (one score per segment) or
+when ``keep_segments=True`` is passed. They live in list states with ``dist_reduce_fx="cat"``; after a sync they
+are ordered rank by rank (all of rank 0's segments, then rank 1's, …), as torchmetrics gathers them.
+
+A new family needs one line::
+
+    BLEU = torch_metric(BLEU_FAMILY, "BLEU", higher_is_better=True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import torch
+from torchmetrics import Metric as _TorchmetricsMetric
+
+from ..metrics.base import Family, Result
+from ..signature import build_signature
+from ..stats import Stats, StatsBatch
+from ._layout import StatsLayout
+
+__all__ = ["TorchMetric", "torch_metric"]
+
+#: Keyword arguments that belong to ``torchmetrics.Metric`` rather than to the family's configuration.
+TORCHMETRICS_KWARGS = frozenset(
+    {
+        "compute_on_cpu",
+        "dist_sync_on_step",
+        "process_group",
+        "dist_sync_fn",
+        "distributed_available_fn",
+        "sync_on_compute",
+        "compute_with_cache",
+    }
+)
+
+_SEGMENT_PREFIX = "segment_"
+
+
+class TorchMetric(_TorchmetricsMetric):
+    """Base class of the torchmetrics adapters; a subclass only sets ``family`` (see :func:`torch_metric`).
+
+    ``__init__(preset=None, *, keep_segments=False, **options)``: ``preset`` and ``options`` build the family's
+    configuration exactly as the functional API does; the torchmetrics keyword arguments (``dist_sync_on_step``,
+    ``process_group``, ``sync_on_compute``, …) are passed on to ``torchmetrics.Metric``.
+
+    ``compute()`` returns the headline score as a float64 tensor: 0-d, or 1-D (one value per segment, empty when
+    there were no samples) for ``reduction=None``. ``compute_result()`` returns the full nlgmetrics result, with
+    its signature and every derived field.
+    """
+
+    family: ClassVar[Family[Any, Any, Any]]
+    full_state_update: bool | None = False
+    is_differentiable: bool | None = False
+    higher_is_better: bool | None = None
+
+    def __init__(self, preset: str | None = None, *, keep_segments: bool = False, **options: Any) -> None:
+        tm_kwargs = {k: options.pop(k) for k in list(options) if k in TORCHMETRICS_KWARGS}
+        super().__init__(**tm_kwargs)
+        family = type(self).family
+        self.config = family.make_config(preset, **options)
+        self.per_segment_output = family.needs_segments(self.config)
+        self.keep_segments = bool(keep_segments) or self.per_segment_output
+        self._layout = StatsLayout.of(family.zero(self.config))
+        for field in self._layout.fields:
+            default = torch.zeros(() if field.size is None else (field.size,), dtype=torch.float64)
+            self.add_state(field.name, default=default, dist_reduce_fx="sum")
+        if self.keep_segments:
+            for field in self._layout.fields:
+                self.add_state(_SEGMENT_PREFIX + field.name, default=[], dist_reduce_fx="cat")
+        # A state whose *name* identifies the configuration. torchmetrics' MetricCollection puts metrics whose
+        # states have the same names and values into one compute group and then updates only one of them; two
+        # metrics whose kernels differ (CER and WER, or two substitution costs) must never share states.
+        # (It also makes ``merge_state`` refuse a metric of another configuration.) It stays 0.
+        self._config_state = (
+            "config_"
+            + hashlib.sha1(build_signature(family.name, self.config).encode(), usedforsecurity=False).hexdigest()[:12]
+        )
+        self.add_state(self._config_state, default=torch.zeros((), dtype=torch.float64), dist_reduce_fx="sum")
+
+    # ------------------------------------------------------------------ torchmetrics API
+    def update(self, preds: Any, target: Any) -> None:
+        """Add a batch: ``preds`` is a string or a sequence of strings, ``target`` one reference (string) or a
+        list of references per prediction. An empty batch is allowed and changes nothing."""
+        batch = type(self).family.batch_stats(preds, target, self.config, allow_empty=True)
+        if len(batch) == 0:
+            return
+        total = batch.total()
+        for field in self._layout.fields:
+            value = getattr(total, field.name)
+            current = getattr(self, field.name)
+            setattr(self, field.name, current + torch.as_tensor(value, dtype=torch.float64, device=current.device))
+        if self.keep_segments:
+            for field in self._layout.fields:
+                column = self._layout.column_to_tensor(batch.column(field.name), device=self.device)
+                getattr(self, _SEGMENT_PREFIX + field.name).append(column)
+
+    def compute(self) -> torch.Tensor:
+        """The headline score over everything seen (synced across processes under DDP)."""
+        return self._score_tensor(self._result())
+
+    def compute_result(self) -> Result:
+        """The full nlgmetrics result (every field and the signature), synced across processes like ``compute``."""
+        with self.sync_context(
+            dist_sync_fn=self.dist_sync_fn, should_sync=self._to_sync, should_unsync=self._should_unsync
+        ):
+            return self._result()
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def stats(self) -> Stats:
+        """The summed statistics held in the states (of this process only, unless synced)."""
+        return self._layout.stats_cls(
+            **{f.name: self._layout.value_from_tensor(f, getattr(self, f.name)) for f in self._layout.fields}
+        )
+
+    def _segment_batch(self) -> StatsBatch[Any]:
+        family = type(self).family
+        columns: dict[str, torch.Tensor] = {}
+        for field in self._layout.fields:
+            state = getattr(self, _SEGMENT_PREFIX + field.name)
+            if isinstance(state, list):  # not synced: the per-batch tensors
+                if not state:
+                    return family.empty_batch(self.config)
+                state = torch.cat(state, dim=0)
+            columns[field.name] = state
+        return self._layout.batch_from_columns(columns)
+
+    def _result(self) -> Result:
+        family = type(self).family
+        batch = self._segment_batch() if self.keep_segments else None
+        return family.finalize(self.stats, self.config, batch)
+
+    def _score_tensor(self, result: Result) -> torch.Tensor:
+        if self.per_segment_output:
+            return torch.tensor(list(result.score), dtype=torch.float64, device=self.device).reshape(-1)
+        return torch.tensor(float(result.score), dtype=torch.float64, device=self.device)
+
+    def _wrap_compute(self, compute: Callable[..., Any]) -> Callable[..., Any]:
+        # torchmetrics squeezes every one-element result to 0-d; per-segment scores stay 1-D here, also for a
+        # single segment, so that ``reduction=None`` always gives one value per segment. (This runs inside
+        # ``torchmetrics.Metric.__init__``, before the config exists, hence the check at call time.)
+        wrapped = super()._wrap_compute(compute)
+
+        def compute_1d(*args: Any, **kwargs: Any) -> Any:
+            value = wrapped(*args, **kwargs)
+            if self.per_segment_output and isinstance(value, torch.Tensor) and value.ndim == 0:
+                return value.reshape(-1)
+            return value
+
+        compute_1d.__doc__ = compute.__doc__
+        return compute_1d
+
+    def _sync_dist(self, dist_sync_fn: Callable[..., Any] | None = None, process_group: Any | None = None) -> None:
+        # A process that saw no segment would offer torchmetrics an empty list, which it replaces by a 1-D
+        # tensor of the default dtype (float32): gathered against float64 columns (or 2-D columns for tuple
+        # fields) that fails. Offer a correctly typed and shaped empty column instead.
+        if self.keep_segments:
+            for field in self._layout.fields:
+                state = getattr(self, _SEGMENT_PREFIX + field.name)
+                if isinstance(state, list) and not state:
+                    state.append(self._layout.empty_column(field, device=self.device))
+        kwargs: dict[str, Any] = {"process_group": process_group}
+        if dist_sync_fn is not None:
+            kwargs["dist_sync_fn"] = dist_sync_fn
+        super()._sync_dist(**kwargs)
+
+    def extra_repr(self) -> str:
+        return repr(self.config)
+
+
+def torch_metric(
+    family: Family[Any, Any, Any],
+    name: str,
+    *,
+    higher_is_better: bool | None,
+    doc: str | None = None,
+    plot_bounds: tuple[float | None, float | None] = (None, None),
+    module: str | None = None,
+) -> type[TorchMetric]:
+    """Build the ``torchmetrics.Metric`` subclass of ``family``, named ``name``.
+
+    ``module`` defaults to the caller's module, so the class pickles (DDP spawn, ``copy.deepcopy``) as long as
+    it is bound to ``name`` there.
+    """
+    if module is None:
+        module = sys._getframe(1).f_globals.get("__name__", __name__)
+    clashes = [
+        n
+        for n in family.stats_cls.field_names()
+        if hasattr(TorchMetric, n) or hasattr(TorchMetric, _SEGMENT_PREFIX + n)
+    ]
+    if clashes:
+        raise ValueError(f"{family.name}: statistics fields {clashes} clash with torchmetrics.Metric attributes")
+    summary = doc or f"torchmetrics adapter of the nlgmetrics ``{family.name}`` family."
+    namespace: dict[str, Any] = {
+        "family": family,
+        "higher_is_better": higher_is_better,
+        "plot_lower_bound": plot_bounds[0],
+        "plot_upper_bound": plot_bounds[1],
+        "__module__": module,
+        "__qualname__": name,
+        "__doc__": f"{summary}\n\n{TorchMetric.__doc__}",
+    }
+    return type(name, (TorchMetric,), namespace)
