@@ -21,6 +21,7 @@ _EXPORTS = {
     "anls_star": "nlgmetrics.metrics.anls_star",
     # stateful metrics
     "ANLS": "nlgmetrics.stateful",
+    "ANLSStar": "nlgmetrics.stateful",
     "CharErrorRate": "nlgmetrics.stateful",
     "EditDistance": "nlgmetrics.stateful",
     "Metric": "nlgmetrics.stateful",
@@ -38,6 +39,7 @@ _EXPORTS = {
 
 __all__ = [
     "ANLS",
+    "ANLSStar",
     "CharErrorRate",
     "EditDistance",
     "InvalidInputError",
@@ -78,6 +80,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .metrics.anls_star import anls_star
     from .stateful import (
         ANLS,
+        ANLSStar,
         CharErrorRate,
         EditDistance,
         Metric,

@@ -14,13 +14,22 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.anls import ANLS as _ANLS
+from ..metrics.anls_star import ANLS_STAR as _ANLS_STAR
 from ..metrics.edit import CER as _CER
 from ..metrics.edit import EDIT_DISTANCE as _EDIT
 from ..metrics.edit import NLS as _NLS
 from ..metrics.edit import WER as _WER
 from .metric import Metric
 
-__all__ = ["ANLS", "CharErrorRate", "EditDistance", "Metric", "NormalizedLevenshteinSimilarity", "WordErrorRate"]
+__all__ = [
+    "ANLS",
+    "ANLSStar",
+    "CharErrorRate",
+    "EditDistance",
+    "Metric",
+    "NormalizedLevenshteinSimilarity",
+    "WordErrorRate",
+]
 
 
 class NormalizedLevenshteinSimilarity(Metric[Any, Any, Any]):
@@ -51,3 +60,9 @@ class ANLS(Metric[Any, Any, Any]):
     """Stateful :func:`nlgmetrics.anls`. Presets ``"docvqa"`` (default) and ``"anls-pkg"``."""
 
     family = _ANLS
+
+
+class ANLSStar(Metric[Any, Any, Any]):
+    """Stateful :func:`nlgmetrics.anls_star` (structured predictions and ground truths)."""
+
+    family = _ANLS_STAR

@@ -22,6 +22,7 @@ except ImportError as err:  # pragma: no cover - exercised in a subprocess by th
     raise MissingDependencyError("nlgmetrics.torch", "pip install 'nlgmetrics[torch]'") from err
 
 from ..metrics.anls import ANLS as _ANLS
+from ..metrics.anls_star import ANLS_STAR as _ANLS_STAR
 from ..metrics.edit import CER as _CER
 from ..metrics.edit import EDIT_DISTANCE as _EDIT_DISTANCE
 from ..metrics.edit import NLS as _NLS
@@ -31,6 +32,7 @@ from .distributed import all_reduce_stats, sync_metric
 
 __all__ = [
     "ANLS",
+    "ANLSStar",
     "CharErrorRate",
     "EditDistance",
     "NormalizedLevenshteinSimilarity",
@@ -76,4 +78,11 @@ ANLS = torch_metric(
     higher_is_better=True,
     plot_bounds=(0.0, 1.0),
     doc='torchmetrics :func:`nlgmetrics.anls`. Presets ``"docvqa"`` (default) and ``"anls-pkg"``.',
+)
+ANLSStar = torch_metric(
+    _ANLS_STAR,
+    "ANLSStar",
+    higher_is_better=True,
+    plot_bounds=(0.0, 1.0),
+    doc="torchmetrics :func:`nlgmetrics.anls_star` (structured predictions and ground truths).",
 )
