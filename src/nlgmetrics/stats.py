@@ -155,7 +155,7 @@ class StatsBatch(Generic[S]):
     @classmethod
     def empty(cls, stats_cls: type[S], **sizes: int) -> StatsBatch[S]:
         zero = stats_cls.zero(**sizes)
-        cols = {}
+        cols: dict[str, np.ndarray] = {}
         for name in stats_cls.field_names():
             v = getattr(zero, name)
             if isinstance(v, tuple):

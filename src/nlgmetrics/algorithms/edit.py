@@ -96,7 +96,8 @@ def operation_counts(reference: Sequence[Hashable], prediction: Sequence[Hashabl
     ``reference``. Deletions are reference items missing from the prediction; insertions are extra prediction
     items. This is the alignment jiwer reports, since jiwer uses the same rapidfuzz routine."""
     hits = subs = dels = ins = 0
-    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(reference, prediction):
+    for op in Levenshtein.opcodes(reference, prediction):
+        tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
         if tag == "equal":
             hits += i2 - i1
         elif tag == "replace":

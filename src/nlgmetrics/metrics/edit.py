@@ -185,7 +185,7 @@ class ErrorRateConfig:
         _check_substitution_cost(self.substitution_cost)
         if self.tokenizer is None:
             object.__setattr__(self, "tokenizer", _UNITS[self.unit])
-        get_tokenizer(self.tokenizer)  # fail early on an unknown name
+        get_tokenizer(self.tokenizer or _UNITS[self.unit])  # fail early on an unknown name
 
 
 @dataclasses.dataclass(frozen=True)
