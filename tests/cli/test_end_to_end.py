@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,11 +10,6 @@ from pathlib import Path
 import pytest
 
 import nlgmetrics
-
-SHARED_DATA = Path(
-    os.environ.get("NLGMETRICS_SHARED_DATA", Path(__file__).resolve().parents[2].parent / "shared" / "data")
-)
-DOCVQA = SHARED_DATA / "docvqa"
 
 
 def nlgmetrics_process(*argv: object) -> subprocess.CompletedProcess[str]:
@@ -91,13 +85,8 @@ def test_main_without_argv_reads_sys_argv(monkeypatch, capsys):
 
 # ---------------------------------------------------------------------------------------------------- real data
 @pytest.fixture(scope="module")
-def docvqa() -> Path:
-    if not DOCVQA.is_dir():
-        pytest.skip(
-            f"real DocVQA data not found at {DOCVQA}: this test needs the shared data folder beside the repository "
-            "(or NLGMETRICS_SHARED_DATA pointing to it)"
-        )
-    return DOCVQA
+def docvqa(shared_data: Path) -> Path:
+    return shared_data / "docvqa"
 
 
 @pytest.mark.realdata
