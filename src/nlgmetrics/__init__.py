@@ -19,9 +19,27 @@ _EXPORTS = {
     "nls": "nlgmetrics.functional",
     "wer": "nlgmetrics.functional",
     "anls_star": "nlgmetrics.metrics.anls_star",
+    "bertscore": "nlgmetrics.metrics.bertscore",
+    "bertscore_idf": "nlgmetrics.metrics.bertscore",
+    "bertscore_heatmap": "nlgmetrics.plot",
+    "bleu": "nlgmetrics.metrics.bleu",
+    "sentence_bleu": "nlgmetrics.metrics.bleu",
+    "chrf": "nlgmetrics.metrics.chrf",
+    "sentence_chrf": "nlgmetrics.metrics.chrf",
+    "ter": "nlgmetrics.metrics.ter",
+    "sentence_ter": "nlgmetrics.metrics.ter",
+    "rouge": "nlgmetrics.metrics.rouge",
+    "bootstrap_ci": "nlgmetrics.metrics.significance",
+    "paired_bootstrap": "nlgmetrics.metrics.significance",
+    "paired_approximate_randomization": "nlgmetrics.metrics.significance",
     # stateful metrics
     "ANLS": "nlgmetrics.stateful",
     "ANLSStar": "nlgmetrics.stateful",
+    "BERTScore": "nlgmetrics.stateful",
+    "BLEU": "nlgmetrics.stateful",
+    "CHRF": "nlgmetrics.stateful",
+    "ROUGE": "nlgmetrics.stateful",
+    "TER": "nlgmetrics.stateful",
     "CharErrorRate": "nlgmetrics.stateful",
     "EditDistance": "nlgmetrics.stateful",
     "Metric": "nlgmetrics.stateful",
@@ -39,7 +57,12 @@ _EXPORTS = {
 
 __all__ = [
     "ANLS",
+    "BLEU",
+    "CHRF",
+    "ROUGE",
+    "TER",
     "ANLSStar",
+    "BERTScore",
     "CharErrorRate",
     "EditDistance",
     "InvalidInputError",
@@ -54,9 +77,22 @@ __all__ = [
     "__version__",
     "anls",
     "anls_star",
+    "bertscore",
+    "bertscore_heatmap",
+    "bertscore_idf",
+    "bleu",
+    "bootstrap_ci",
     "cer",
+    "chrf",
     "edit_distance",
     "nls",
+    "paired_approximate_randomization",
+    "paired_bootstrap",
+    "rouge",
+    "sentence_bleu",
+    "sentence_chrf",
+    "sentence_ter",
+    "ter",
     "wer",
 ]
 
@@ -78,9 +114,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from .errors import InvalidInputError, MissingDependencyError, NlgMetricsError, UnknownOptionError
     from .functional import anls, cer, edit_distance, nls, wer
     from .metrics.anls_star import anls_star
+    from .metrics.bertscore import bertscore, bertscore_idf
+    from .metrics.bleu import bleu, sentence_bleu
+    from .metrics.chrf import chrf, sentence_chrf
+    from .metrics.rouge import rouge
+    from .metrics.significance import bootstrap_ci, paired_approximate_randomization, paired_bootstrap
+    from .metrics.ter import sentence_ter, ter
+    from .plot import bertscore_heatmap
     from .stateful import (
         ANLS,
+        BLEU,
+        CHRF,
+        ROUGE,
+        TER,
         ANLSStar,
+        BERTScore,
         CharErrorRate,
         EditDistance,
         Metric,

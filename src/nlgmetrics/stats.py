@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from fractions import Fraction
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -65,6 +66,16 @@ class Stats:
                 values[f.name] = 0 if f.type in (int, "int") else 0.0
         return cls(**values)
 
+    def rounded(self: S) -> S:
+        """The same statistics with exact (:class:`~fractions.Fraction`) fields rounded to the nearest float."""
+
+        def rnd(v: Any) -> Any:
+            if isinstance(v, tuple):
+                return tuple(rnd(x) for x in v)
+            return float(v) if isinstance(v, Fraction) else v
+
+        return type(self)(**{f.name: rnd(getattr(self, f.name)) for f in dataclasses.fields(self)})
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict of the fields (used by ``state_dict`` and the CLI)."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -86,6 +97,36 @@ def _scalar(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return tuple(x.item() for x in value)
     return value.item() if isinstance(value, np.generic) else value
+
+
+def exact_sum(values: np.ndarray) -> Fraction | float:
+    """The exact sum of a float64 array, as a :class:`~fractions.Fraction`.
+
+    Every finite double is ``m · 2**(e - 53)`` with an integer ``m`` of at most 53 bits (``numpy.frexp``), so
+    the sum is an integer combination of powers of two: mantissas are summed exactly in ``int64`` (split in two
+    26/27-bit halves so that no partial sum can overflow), grouped by exponent, and combined in Python
+    integers. Exact sums add without rounding, which makes a sum of partial sums independent of how the data
+    was partitioned. Non-finite input has no exact sum; its plain float sum is returned.
+    """
+    if values.size == 0:
+        return Fraction(0)
+    if not np.isfinite(values).all():
+        return float(values.sum())
+    mantissa, exponent = np.frexp(values)
+    m = (mantissa * (1 << 53)).astype(np.int64)
+    hi = m >> 26
+    lo = m - (hi << 26)
+    exps, inverse = np.unique(exponent, return_inverse=True)
+    acc_hi = np.zeros(len(exps), dtype=np.int64)
+    acc_lo = np.zeros(len(exps), dtype=np.int64)
+    np.add.at(acc_hi, inverse, hi)
+    np.add.at(acc_lo, inverse, lo)
+    base = int(exps.min())
+    total = 0
+    for e, h, lo_sum in zip(exps.tolist(), acc_hi.tolist(), acc_lo.tolist()):
+        total += ((h << 26) + lo_sum) << (e - base)
+    shift = base - 53
+    return Fraction(total << shift) if shift >= 0 else Fraction(total, 1 << -shift)
 
 
 def _column_sum(column: np.ndarray) -> Any:
@@ -137,6 +178,22 @@ class StatsBatch(Generic[S]):
         on the order of its segments; integer columns are summed exactly.
         """
         return self.cls(**{k: _column_sum(v) for k, v in self.columns.items()})
+
+    def exact_total(self) -> S:
+        """The sum over all segments with float fields held exactly (as :class:`~fractions.Fraction`).
+
+        Exact totals of separate batches add to the exact total of their union, whatever the partitioning;
+        :meth:`Stats.rounded` turns the result into the same floats :meth:`total` gives on the whole data.
+        """
+        out: dict[str, Any] = {}
+        for k, v in self.columns.items():
+            if v.dtype.kind != "f":
+                out[k] = _scalar(v.sum(axis=0))
+            elif v.ndim == 1:
+                out[k] = exact_sum(v)
+            else:
+                out[k] = tuple(exact_sum(np.ascontiguousarray(c)) for c in v.T)
+        return self.cls(**out)
 
     def column(self, name: str) -> np.ndarray:
         return self.columns[name]

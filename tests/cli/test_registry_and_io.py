@@ -17,7 +17,8 @@ def test_every_subcommand_is_declared():
     assert set(COMMANDS) >= {"nls", "edit-distance", "cer", "wer", "anls", "anls-star"}
 
 
-@pytest.mark.parametrize("name", [n for n, c in COMMANDS.items() if isinstance(c, FamilyCommand)])
+# Subclasses that override ``configure`` may take command-level options (--confidence, --output, ...).
+@pytest.mark.parametrize("name", [n for n, c in COMMANDS.items() if type(c) is FamilyCommand])
 def test_declared_options_exist_in_the_config(name):
     command = COMMANDS[name]
     fields = {f.name for f in dataclasses.fields(command.metric().config_cls)}

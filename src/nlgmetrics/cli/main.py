@@ -81,7 +81,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             epilog=_EPILOG,
         )
         if only is None or only == name:
-            _add_arguments(sp, command)
+            if getattr(command, "standalone", False):  # a subcommand with its own arguments (evaluate)
+                command.add_all_arguments(sp)  # type: ignore[attr-defined]
+                sp.set_defaults(command=command)
+            else:
+                _add_arguments(sp, command)
     return parser
 
 
@@ -258,6 +262,8 @@ def format_json(command: Command, out: Outcome, per_segment: bool) -> str:
 # ------------------------------------------------------------------------------------------------------ main
 def run(args: argparse.Namespace) -> int:
     command: Command = args.command
+    if getattr(command, "standalone", False):
+        return int(command.run(args))  # type: ignore[attr-defined]
     options: dict[str, Any] = {}
     for opt in command.options:
         value = getattr(args, f"opt_{opt.name}")

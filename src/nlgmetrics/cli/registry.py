@@ -262,3 +262,120 @@ register(
         "numbers, null); several --ref files are alternatives",
     )
 )
+
+# BERTScore: its commands live in cli/bertscore.py (which imports this module, hence the late import)
+from .bertscore import (  # noqa: E402
+    BASELINE_OPTIONS,
+    BERTSCORE_OPTIONS,
+    PLOT_OPTIONS,
+    BERTScoreBaselineCommand,
+    BERTScoreCommand,
+    BERTScorePlotCommand,
+)
+
+register(
+    BERTScoreCommand(
+        "bertscore",
+        "nlgmetrics.metrics.bertscore:BERTSCORE",
+        key="f1",
+        label="BERTScore F1",
+        options=BERTSCORE_OPTIONS,
+        help="BERTScore P/R/F, bert-score 0.3.13's numbers (--lang ja: bert-base-multilingual-cased, layer 9); "
+        "offline first",
+    )
+)
+register(
+    BERTScorePlotCommand(
+        "bertscore-plot",
+        "nlgmetrics.metrics.bertscore:BERTSCORE",
+        key="f1",
+        label="BERTScore F1",
+        options=PLOT_OPTIONS,
+        help="PNG heatmap of the token similarities of one segment (CJK tokens drawn with a CJK font)",
+    )
+)
+register(
+    BERTScoreBaselineCommand(
+        "bertscore-baseline",
+        "nlgmetrics.metrics.bertscore_baseline:compute_baseline",
+        key="baseline",
+        label="BERTScore baseline written to",
+        options=BASELINE_OPTIONS,
+        help="rescaling baseline (LAYER,P,R,F) of any model from a monolingual corpus, as bert-score made its own",
+    )
+)
+
+# BLEU, chrF, TER and paired significance tests: their command classes live in cli/mt.py
+from .mt import BLEU_OPTIONS, CHRF_OPTIONS, COMPARE_OPTIONS, TER_OPTIONS, CompareCommand, MTCommand  # noqa: E402
+
+register(
+    MTCommand(
+        "bleu",
+        "nlgmetrics.metrics.bleu:BLEU",
+        key="bleu",
+        label="BLEU",
+        options=BLEU_OPTIONS,
+        help="BLEU as sacrebleu 2.6 (default), NLTK 3.10 (--preset nltk), NLTK 3.2 or multi-bleu.perl "
+        "(--preset moses); --explain says how the score came about",
+    )
+)
+register(
+    MTCommand(
+        "chrf",
+        "nlgmetrics.metrics.chrf:CHRF",
+        key="chrf",
+        label="chrF",
+        options=CHRF_OPTIONS,
+        help="chrF (and chrF++ with --word-order 2 or --preset chrf++), sacrebleu 2.6's numbers",
+    )
+)
+register(
+    MTCommand(
+        "ter",
+        "nlgmetrics.metrics.ter:TER",
+        key="ter",
+        label="TER",
+        options=TER_OPTIONS,
+        help="translation edit rate with Tercom shifts, sacrebleu 2.6's numbers (lower is better)",
+    )
+)
+register(
+    CompareCommand(
+        "compare",
+        "nlgmetrics.metrics.significance:paired_test_from_stats",
+        key="p_value",
+        label="p-value",
+        options=COMPARE_OPTIONS,
+        help="paired significance test of --pred against --baseline (bootstrap or approximate randomization), "
+        "sacrebleu's p-values for the same seed",
+    )
+)
+
+# ROUGE: its command class lives in cli/rouge.py
+from .rouge import ROUGE_OPTIONS, RougeCommand  # noqa: E402
+
+register(
+    RougeCommand(
+        "rouge",
+        "nlgmetrics.metrics.rouge:ROUGE",
+        key="rouge",
+        label="ROUGE",
+        options=ROUGE_OPTIONS,
+        help="ROUGE-N/L/Lsum/W/S/SU P/R/F: rouge-score 0.1.2 (--preset rouge-score) or ROUGE-1.5.5 (--preset "
+        "rouge155); by default letters of every script are kept and CJK split into characters",
+    )
+)
+
+# evaluate: many systems × many metrics; its command class lives in cli/evaluate.py
+from .evaluate import EvaluateCommand  # noqa: E402
+
+register(
+    EvaluateCommand(
+        "evaluate",
+        "nlgmetrics.evaluate:evaluate",
+        key="evaluate",
+        label="evaluate",
+        help="score several systems on several metrics at once, with bootstrap intervals, paired significance "
+        "against a baseline, JSON and an HTML report",
+    )
+)

@@ -15,15 +15,25 @@ from typing import Any
 
 from ..metrics.anls import ANLS as _ANLS
 from ..metrics.anls_star import ANLS_STAR as _ANLS_STAR
+from ..metrics.bertscore import BERTSCORE as _BERTSCORE
+from ..metrics.bleu import BLEU as _BLEU
+from ..metrics.chrf import CHRF as _CHRF
 from ..metrics.edit import CER as _CER
 from ..metrics.edit import EDIT_DISTANCE as _EDIT
 from ..metrics.edit import NLS as _NLS
 from ..metrics.edit import WER as _WER
+from ..metrics.rouge import ROUGE as _ROUGE
+from ..metrics.ter import TER as _TER
 from .metric import Metric
 
 __all__ = [
     "ANLS",
+    "BLEU",
+    "CHRF",
+    "ROUGE",
+    "TER",
     "ANLSStar",
+    "BERTScore",
     "CharErrorRate",
     "EditDistance",
     "Metric",
@@ -66,3 +76,36 @@ class ANLSStar(Metric[Any, Any, Any]):
     """Stateful :func:`nlgmetrics.anls_star` (structured predictions and ground truths)."""
 
     family = _ANLS_STAR
+
+
+class BERTScore(Metric[Any, Any, Any]):
+    """Stateful :func:`nlgmetrics.bertscore`. With ``idf=True``, give the weights up front: ``idf_references=``
+    (the reference corpus) or ``idf_weights=`` (:func:`nlgmetrics.bertscore_idf`)."""
+
+    family = _BERTSCORE
+
+
+class BLEU(Metric[Any, Any, Any]):
+    """Stateful :func:`nlgmetrics.bleu`. Presets ``"sacrebleu"`` (default), ``"nltk"``, ``"nltk-3.2"``,
+    ``"moses"``; NLTK's last-sentence smoothing (methods 5-7) follows the order of ``update`` calls."""
+
+    family = _BLEU
+
+
+class CHRF(Metric[Any, Any, Any]):
+    """Stateful :func:`nlgmetrics.chrf` (chrF, or chrF++ with ``word_order=2``), sacrebleu's numbers."""
+
+    family = _CHRF
+
+
+class TER(Metric[Any, Any, Any]):
+    """Stateful :func:`nlgmetrics.ter`, sacrebleu's numbers (lower is better)."""
+
+    family = _TER
+
+
+class ROUGE(Metric[Any, Any, Any]):
+    """Stateful :func:`nlgmetrics.rouge`. Presets ``"rouge-score"``, ``"rouge155"``, ``"rouge155-empty-db"``;
+    ``compute().score`` maps each type to its mean F."""
+
+    family = _ROUGE

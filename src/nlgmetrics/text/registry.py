@@ -26,6 +26,18 @@ _TOKENIZERS: dict[str, str | Callable[..., Any]] = {
     "char": "nlgmetrics.text.basic:char_tokenize",
     "jiwer-words": "nlgmetrics.text.basic:jiwer_words",
     "jiwer-chars": "nlgmetrics.text.basic:jiwer_chars",
+    # word segmentation for Japanese and Chinese (extras [ja] and [zh]); the class is built once
+    "ja-mecab": "nlgmetrics.text.cjk:JaMecabTokenizer",
+    "zh-jieba": "nlgmetrics.text.cjk:ZhJiebaTokenizer",
+    # sacrebleu's BLEU tokenizers, under their sacrebleu names with a "sacrebleu-" prefix
+    "sacrebleu-13a": "nlgmetrics.text.mt_tokenize:Tokenizer13a",
+    "sacrebleu-intl": "nlgmetrics.text.mt_tokenize:IntlTokenizer",
+    "sacrebleu-zh": "nlgmetrics.text.mt_tokenize:ZhTokenizer",
+    "sacrebleu-char": "nlgmetrics.text.mt_tokenize:CharTokenizer",
+    "sacrebleu-ja-mecab": "nlgmetrics.text.mt_tokenize:JaMecabTokenizer",
+    "sacrebleu-ko-mecab": "nlgmetrics.text.mt_tokenize:KoMecabTokenizer",
+    "sacrebleu-none": "nlgmetrics.text.mt_tokenize:NoneTokenizer",
+    "perl-whitespace": "nlgmetrics.text.mt_tokenize:perl_split",  # multi-bleu.perl's split
 }
 _NORMALIZERS: dict[str, str | Callable[..., Any]] = {
     "none": "nlgmetrics.text.basic:identity",

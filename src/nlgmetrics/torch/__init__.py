@@ -23,16 +23,26 @@ except ImportError as err:  # pragma: no cover - exercised in a subprocess by th
 
 from ..metrics.anls import ANLS as _ANLS
 from ..metrics.anls_star import ANLS_STAR as _ANLS_STAR
+from ..metrics.bertscore import BERTSCORE as _BERTSCORE
+from ..metrics.bleu import BLEU as _BLEU
+from ..metrics.chrf import CHRF as _CHRF
 from ..metrics.edit import CER as _CER
 from ..metrics.edit import EDIT_DISTANCE as _EDIT_DISTANCE
 from ..metrics.edit import NLS as _NLS
 from ..metrics.edit import WER as _WER
+from ..metrics.rouge import ROUGE as _ROUGE
+from ..metrics.ter import TER as _TER
 from .adapter import TorchMetric, torch_metric
 from .distributed import all_reduce_stats, sync_metric
 
 __all__ = [
     "ANLS",
+    "BLEU",
+    "CHRF",
+    "ROUGE",
+    "TER",
     "ANLSStar",
+    "BERTScore",
     "CharErrorRate",
     "EditDistance",
     "NormalizedLevenshteinSimilarity",
@@ -85,4 +95,42 @@ ANLSStar = torch_metric(
     higher_is_better=True,
     plot_bounds=(0.0, 1.0),
     doc="torchmetrics :func:`nlgmetrics.anls_star` (structured predictions and ground truths).",
+)
+BERTScore = torch_metric(
+    _BERTSCORE,
+    "BERTScore",
+    higher_is_better=True,
+    doc="torchmetrics :func:`nlgmetrics.bertscore` (bert-score's numbers). With ``idf=True``, give "
+    "``idf_references=`` or ``idf_weights=`` up front.",
+)
+BLEU = torch_metric(
+    _BLEU,
+    "BLEU",
+    higher_is_better=True,
+    plot_bounds=(0.0, None),
+    doc='torchmetrics :func:`nlgmetrics.bleu`. Presets ``"sacrebleu"`` (default, 0-100), ``"nltk"`` (0-1), '
+    '``"nltk-3.2"``, ``"moses"``.',
+)
+CHRF = torch_metric(
+    _CHRF,
+    "CHRF",
+    higher_is_better=True,
+    plot_bounds=(0.0, 100.0),
+    doc="torchmetrics :func:`nlgmetrics.chrf` (chrF / chrF++), sacrebleu's numbers.",
+)
+TER = torch_metric(
+    _TER,
+    "TER",
+    higher_is_better=False,
+    plot_bounds=(0.0, None),
+    doc="torchmetrics :func:`nlgmetrics.ter`, sacrebleu's numbers.",
+)
+ROUGE = torch_metric(
+    _ROUGE,
+    "ROUGE",
+    higher_is_better=True,
+    plot_bounds=(0.0, 1.0),
+    doc="torchmetrics :func:`nlgmetrics.rouge`: ``compute()`` returns ``{'rouge1_fmeasure': ..., 'rouge1_precision': "
+    "..., 'rouge1_recall': ..., ...}`` (torchmetrics' ``ROUGEScore`` keys). Presets ``\"rouge-score\"``, "
+    "``\"rouge155\"``, ``\"rouge155-empty-db\"``.",
 )

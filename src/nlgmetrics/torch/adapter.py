@@ -105,8 +105,9 @@ class TorchMetric(_TorchmetricsMetric):
                 column = self._layout.column_to_tensor(batch.column(field.name), device=self.device)
                 getattr(self, _SEGMENT_PREFIX + field.name).append(column)
 
-    def compute(self) -> torch.Tensor:
-        """The headline score over everything seen (synced across processes under DDP)."""
+    def compute(self) -> torch.Tensor | dict[str, torch.Tensor]:
+        """The headline score over everything seen (synced across processes under DDP); a dict of 0-d tensors for
+        a family with several headline values (``Result.headline_values``)."""
         return self._score_tensor(self._result())
 
     def compute_result(self) -> Result:
@@ -141,7 +142,14 @@ class TorchMetric(_TorchmetricsMetric):
         batch = self._segment_batch() if self.keep_segments else None
         return family.finalize(self.stats, self.config, batch)
 
-    def _score_tensor(self, result: Result) -> torch.Tensor:
+    def _score_tensor(self, result: Result) -> torch.Tensor | dict[str, torch.Tensor]:
+        # a family with several headline values (ROUGE: P/R/F per type) offers them flat, as torchmetrics'
+        # own multi-valued metrics return them: a dict of 0-d tensors
+        headline_values = getattr(result, "headline_values", None)
+        if headline_values is not None:
+            return {
+                k: torch.tensor(float(v), dtype=torch.float64, device=self.device) for k, v in headline_values().items()
+            }
         if self.per_segment_output:
             return torch.tensor(list(result.score), dtype=torch.float64, device=self.device).reshape(-1)
         return torch.tensor(float(result.score), dtype=torch.float64, device=self.device)

@@ -1,0 +1,210 @@
+"""The BERTScore subcommands: ``bertscore``, ``bertscore-plot`` and ``bertscore-baseline``.
+
+* ``nlgmetrics bertscore --pred cands.txt --ref refs.txt --lang ja`` is ``bert-score -c cands.txt -r refs.txt
+  --lang ja``; ``--idf`` takes the idf weights from the references given, as bert-score does.
+* ``nlgmetrics bertscore-plot --pred cands.txt --ref refs.txt --output heat.png [--segment N]`` draws the token
+  similarity heatmap of segment ``N`` (default 1) against its first reference, as bert-score's ``plot_example``.
+* ``nlgmetrics bertscore-baseline --model PATH --corpus FILE --output FILE.tsv`` computes a rescaling baseline
+  the way bert-score computed its own.
+
+``--quiet`` turns the progress bar off (it shows on long runs in a terminal). Nothing heavy is imported until a
+subcommand runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInputError
+from ..signature import build_signature
+from .registry import Command, FamilyCommand, Opt, Outcome, outcome_of
+
+__all__ = [
+    "BASELINE_OPTIONS",
+    "BERTSCORE_OPTIONS",
+    "PLOT_OPTIONS",
+    "BERTScoreBaselineCommand",
+    "BERTScoreCommand",
+    "BERTScorePlotCommand",
+]
+
+_QUIET = "do not show the progress bar (shown on long runs in a terminal)"
+
+BERTSCORE_OPTIONS = (
+    Opt("model", help="Hugging Face model name or local folder (default: bert-score's model for --lang)"),
+    Opt("num_layers", help="layer whose hidden states are used (default: bert-score's table, else the last layer)"),
+    Opt("lang", help="language: picks the default model (ja: bert-base-multilingual-cased) and the baseline"),
+    Opt("idf", help="weigh tokens by idf over the references given"),
+    Opt("rescale_with_baseline", help="rescale with bert-score's baseline for --lang, or --baseline-path"),
+    Opt("baseline_path", help="baseline file (LAYER,P,R,F), e.g. from `nlgmetrics bertscore-baseline`"),
+    Opt("long_inputs", choices=("truncate", "window"), help="texts over the model's maximum length"),
+    Opt("dtype", choices=("float32", "bfloat16", "float16"), help="model precision"),
+    Opt("device", help="torch device, e.g. cpu or cuda (default: cuda when available)"),
+    Opt("batch_size", help="texts per forward pass"),
+    Opt("reduction", choices=("mean", "sum", "none"), help="how to reduce the per-segment scores"),
+    Opt("progress", flag="--quiet", help=_QUIET),
+)
+PLOT_OPTIONS = (
+    *(o for o in BERTSCORE_OPTIONS if o.name not in {"idf", "batch_size", "reduction", "progress"}),
+    Opt("output", help="PNG file to write (required)"),
+    Opt("segment", type=int, help="which segment to draw, counting from 1 (default: 1)"),
+)
+BASELINE_OPTIONS = (
+    Opt("model", help="Hugging Face model name or local folder"),
+    Opt("lang", help="language, for the default model when --model is not given"),
+    Opt("output", help="baseline file to write, in bert-score's format LAYER,P,R,F (required)"),
+    Opt("seed", type=int, help="seed of the random pairing (default: 1)"),
+    Opt("max_lines", type=int, help="read at most this many lines of the corpus (default: 1000000, as bert-score)"),
+    Opt("max_words", type=int, help="keep lines of fewer words than this (default: 32, as bert-score)"),
+    Opt("batch_size", type=int, help="texts per forward pass (default: 64)"),
+    Opt("device", help="torch device, e.g. cpu or cuda"),
+    Opt("dtype", choices=("float32", "bfloat16", "float16"), help="model precision (default: float32)"),
+    Opt("progress", flag="--quiet", help=_QUIET),
+)
+
+
+def _quiet() -> dict[str, Any]:
+    return {"action": "store_const", "const": False, "help": _QUIET}
+
+
+@dataclasses.dataclass(frozen=True)
+class BERTScoreCommand(FamilyCommand):
+    """``nlgmetrics bertscore``: the family's corpus config, so ``--idf`` means idf over the references given."""
+
+    def _argument(self, opt: Opt) -> dict[str, Any]:
+        if opt.name == "progress":
+            return _quiet()
+        return super()._argument(opt)
+
+    def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
+        return self.metric().corpus_config(preset, **options)
+
+
+@dataclasses.dataclass(frozen=True)
+class _PlotConfig:
+    config: Any
+    output: str
+    segment: int
+
+
+@dataclasses.dataclass(frozen=True)
+class BERTScorePlotCommand(BERTScoreCommand):
+    """``nlgmetrics bertscore-plot``: the heatmap of one segment against its first reference."""
+
+    def _argument(self, opt: Opt) -> dict[str, Any]:
+        if opt.name == "output":
+            return {"help": opt.help, "required": True, "metavar": "FILE.png"}
+        if opt.name == "segment":
+            return {"help": opt.help, "type": int, "metavar": "N"}
+        return super()._argument(opt)
+
+    def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
+        options = dict(options)
+        output = options.pop("output")
+        segment = options.pop("segment", None) or 1
+        return _PlotConfig(super().configure(preset, options), output, segment)
+
+    def compute(self, predictions: list[Any], references: list[Any], config: Any, segments: bool) -> Outcome:
+        from ..metrics.bertscore import BERTSCORE
+        from ..plot import bertscore_heatmap
+
+        cfg = config.config
+        if not 1 <= config.segment <= len(predictions):
+            raise InvalidInputError(f"--segment {config.segment}: the input has {len(predictions)} segment(s)")
+        i = config.segment - 1
+        candidate, reference = predictions[i], references[i][0]
+        heat = bertscore_heatmap(
+            candidate,
+            reference,
+            config.output,
+            model=cfg.model,
+            num_layers=cfg.num_layers,
+            lang=cfg.lang,
+            rescale_with_baseline=cfg.rescale_with_baseline,
+            baseline_path=cfg.baseline_path,
+            device=cfg.device,
+            dtype=cfg.dtype,
+            long_inputs=cfg.long_inputs,
+        )
+        result = BERTSCORE.compute([candidate], [reference], cfg)
+        out = outcome_of(result, dataclasses.asdict(cfg))
+        out.diagnostics.update(
+            output=str(heat.path),
+            segment=config.segment,
+            candidate_tokens=heat.candidate_tokens,
+            reference_tokens=heat.reference_tokens,
+            fonts=list(heat.fonts),
+        )
+        return out
+
+
+class _Corpus(argparse.Action):
+    """``--corpus FILE``: the file is read as the predictions (and, to satisfy the reader, the references)."""
+
+    def __call__(
+        self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: str | None = None
+    ) -> None:
+        namespace.pred = values
+        namespace.ref = [values]
+
+
+@dataclasses.dataclass(frozen=True)
+class BERTScoreBaselineCommand(Command):
+    """``nlgmetrics bertscore-baseline``: a baseline file for any model, from a monolingual corpus."""
+
+    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
+        # The corpus replaces the predictions and references every other subcommand reads.
+        hidden = {"--pred", "--ref", "--format", "--pred-field", "--ref-field"}
+        for action in parser._actions:
+            if hidden.intersection(action.option_strings):
+                action.required = False
+                action.help = argparse.SUPPRESS
+        parser.add_argument(
+            "--corpus",
+            action=_Corpus,
+            required=True,
+            metavar="FILE",
+            help="monolingual text, one sentence per line (bert-score used news or web text)",
+        )
+        for opt in self.options:
+            if opt.name == "progress":
+                kwargs = _quiet()
+            else:
+                kwargs = {"help": opt.help, "choices": opt.choices, "type": opt.type or str}
+                if opt.name == "output":
+                    kwargs.update(required=True, metavar="FILE.tsv")
+                elif opt.choices is None:
+                    kwargs["metavar"] = "INT" if opt.type is int else "VALUE"
+            parser.add_argument(opt.option, dest=f"opt_{opt.name}", default=None, **kwargs)
+
+    def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
+        options = {k: v for k, v in options.items() if v is not None}
+        output = options.pop("output")
+        if options.get("model") is None and options.get("lang") is None:
+            raise InvalidInputError("bertscore-baseline needs --model (or --lang for its default model)")
+        return output, options
+
+    def compute(self, predictions: list[Any], references: list[Any], config: Any, segments: bool) -> Outcome:
+        from ..metrics.bertscore_baseline import compute_baseline
+
+        output, options = config
+        table = compute_baseline(predictions, **options)
+        try:
+            Path(output).write_text(table.to_tsv(), encoding="utf-8")
+        except OSError as err:
+            raise InvalidInputError(f"cannot write the baseline to {output}: {err.strerror or err}") from None
+        settings = {"model": table.model, "seed": table.seed, **{k: v for k, v in options.items() if k != "model"}}
+        signature = build_signature(
+            "bertscore-baseline", extra={"model": table.model, "seed": table.seed, "pairs": table.pairs}
+        )
+        diagnostics = {
+            "model": table.model,
+            "layers": len(table.rows),
+            "pairs": table.pairs,
+            "lines": table.lines,
+            "rows": [list(row) for row in table.rows],
+        }
+        return Outcome(str(output), signature, settings, diagnostics, None)

@@ -1,0 +1,388 @@
+"""The evaluation runner: many systems × many metrics, streamed, parallel, with confidence and significance.
+
+Inputs are read chunk by chunk (``chunk_size`` segments at a time) and never held whole. Each chunk of each
+system is turned into per-segment statistics by the metric's own family kernel, in worker processes when
+``jobs > 1``. Chunks are fixed by ``chunk_size`` alone and put back in order, so the numbers — and the JSON — are
+identical for every ``jobs``. Corpus scores are the family formula on summed statistics; bootstrap confidence
+intervals and paired tests against a baseline come from :mod:`nlgmetrics.metrics.significance` on the same
+per-segment statistics, so no metric is computed twice.
+
+Memory: the texts are streamed. What is kept per system and metric is the running sum of the statistics and,
+when confidence intervals, significance, a report or per-segment scores are asked for, the per-segment
+statistics as numpy columns (a few numbers per segment, never text).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import json
+import multiprocessing
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from ..errors import InvalidInputError
+from ..metrics.catalog import IN_PROCESS
+from ..stats import StatsBatch
+from .sources import Source, as_source, chunked_rows
+from .spec import MetricSpec, parse_metrics
+
+__all__ = ["Evaluation", "SystemScore", "evaluate"]
+
+
+# ---------------------------------------------------------------------------------------------- results
+@dataclasses.dataclass(frozen=True)
+class SystemScore:
+    """One cell of the table: a system's result on one metric, with its interval and paired test."""
+
+    score: Any
+    result: dict[str, Any]
+    ci: dict[str, Any] | None = None
+    paired: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"score": self.score}
+        if self.ci is not None:
+            out["ci"] = self.ci
+        if self.paired is not None:
+            out["paired"] = self.paired
+        out["result"] = self.result
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Evaluation:
+    """Everything an evaluation run computed. ``scores[metric_label][system]`` is a :class:`SystemScore`."""
+
+    systems: tuple[str, ...]
+    metrics: tuple[MetricSpec, ...]
+    signatures: dict[str, str]
+    scores: dict[str, dict[str, SystemScore]]
+    n_segments: int
+    baseline: str | None
+    settings: dict[str, Any]
+    segment_scores: dict[str, dict[str, tuple[float, ...]]] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nlgmetrics": __version__,
+            "segments": self.n_segments,
+            "baseline": self.baseline,
+            "settings": self.settings,
+            "metrics": {
+                m.label: {
+                    "name": m.name,
+                    "preset": m.preset,
+                    "options": {k: list(v) if isinstance(v, tuple) else v for k, v in m.options.items()},
+                    "signature": self.signatures[m.label],
+                }
+                for m in self.metrics
+            },
+            "systems": {s: {m.label: self.scores[m.label][s].to_dict() for m in self.metrics} for s in self.systems},
+        }
+
+    def to_json(self, **kwargs: Any) -> str:
+        """Deterministic JSON (the same bytes for any ``jobs``)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=kwargs.pop("indent", 2), **kwargs)
+
+    def table(self) -> str:
+        """A plain-text table: systems × metrics, with ``± ci`` and, against the baseline, the p-value
+        (``*`` marks p < 0.05)."""
+        header = ["system", *[m.label for m in self.metrics]]
+        rows = []
+        for s in self.systems:
+            row = [s + (" (baseline)" if s == self.baseline else "")]
+            for m in self.metrics:
+                row.append(format_cell(self.scores[m.label][s]))
+            rows.append(row)
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+        lines.append("  ".join("-" * w for w in widths))
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+        return "\n".join(lines)
+
+
+def _digits(value: Any) -> int:
+    return 4 if isinstance(value, float) and abs(value) < 10 else 2
+
+
+def _fmt(value: Any, digits: int) -> str:
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def format_cell(cell: SystemScore) -> str:
+    """``score ± ci (p=…)``: the interval with the score's precision; ``*`` marks p < 0.05."""
+    digits = _digits(cell.score)
+    text = _fmt(cell.score, digits)
+    if cell.ci is not None:
+        text += f" ± {_fmt(cell.ci['ci'], digits)}"
+    if cell.paired is not None:
+        p = cell.paired["p_value"]
+        text += f" (p={p:.4f}{'*' if p < 0.05 else ''})"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------- workers
+_CONFIGS: dict[tuple[Any, ...], Any] = {}
+
+
+def _config(spec: MetricSpec) -> Any:
+    """The spec's config, built once per process."""
+    key = spec.key()
+    if key not in _CONFIGS:
+        _CONFIGS[key] = spec.config()
+    return _CONFIGS[key]
+
+
+def _stats_task(spec: MetricSpec, predictions: list[Any], references: list[Any]) -> dict[str, np.ndarray]:
+    """Per-segment statistics of one chunk of one system (runs in a worker process)."""
+    batch = spec.family().batch_stats(predictions, references, _config(spec))
+    return batch.columns
+
+
+class _Inline:
+    """An executor that runs tasks at once in this process (``jobs=1``, and in-process families)."""
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> cf.Future[Any]:
+        fut: cf.Future[Any] = cf.Future()
+        try:
+            fut.set_result(fn(*args))
+        except BaseException as err:  # re-raised by .result() in order
+            fut.set_exception(err)
+        return fut
+
+    def shutdown(self) -> None:
+        pass
+
+
+# ---------------------------------------------------------------------------------------------- inputs
+def _reference_sources(references: Any, ref_field: str | None) -> list[Source]:
+    if (
+        isinstance(references, (list, tuple))
+        and references
+        and all(isinstance(r, (str, bytes)) or hasattr(r, "__fspath__") for r in references)
+        and not _looks_like_segments(references)
+    ):
+        return [as_source(r, field=ref_field, allow_list=True) for r in references]
+    return [as_source(references, field=ref_field, allow_list=True)]
+
+
+def _looks_like_segments(values: Sequence[Any]) -> bool:
+    """A list of strings is a list of reference *files* when every string names an existing file."""
+    import os
+
+    return not all(isinstance(v, str) and os.path.isfile(v) for v in values)
+
+
+def _check_value(value: Any, source: Source, index: int, *, reference: bool) -> None:
+    if isinstance(value, str):
+        return
+    if reference and isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        return
+    kind = "a string or a non-empty list of strings" if reference else "a string"
+    raise InvalidInputError(f"{source.locate(index)}: expected {kind}, got {type(value).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------- the run
+def evaluate(
+    references: Any,
+    systems: Mapping[str, Any],
+    metrics: Sequence[str | Mapping[str, Any] | MetricSpec],
+    *,
+    baseline: str | None = None,
+    bootstrap: int = 1000,
+    confidence: float = 0.95,
+    test: str | None = "bs",
+    paired_samples: int | None = None,
+    seed: int = 12345,
+    jobs: int = 1,
+    chunk_size: int = 1000,
+    ref_field: str | None = None,
+    pred_field: str | None = None,
+    keep_segments: bool = False,
+    progress: bool = False,
+) -> Evaluation:
+    """Score every system on every metric.
+
+    ``references`` is a file (text, or JSON Lines with ``ref_field``), a list of files (several references per
+    segment), or a list of per-segment references. ``systems`` maps a name to a file or a list of predictions.
+    ``metrics`` are names or specs (see :func:`~nlgmetrics.evaluate.spec.parse_metric`). ``bootstrap`` resamples
+    give each score a confidence interval (0 turns them off); with a ``baseline``, every other system gets a
+    paired test (``test="bs"`` paired bootstrap, ``"ar"`` approximate randomization, ``None`` none) with
+    ``paired_samples`` resamples (sacrebleu's defaults when ``None``). ``jobs`` worker processes share the work;
+    the result does not depend on it.
+
+    >>> ev = evaluate([["the cat sat"], ["a dog"]], {"a": ["the cat sat", "a dog"], "b": ["the cat", "dog"]},
+    ...               ["wer", "nls"], baseline="a", bootstrap=0, test=None)
+    >>> ev.scores["wer"]["b"].score
+    0.4
+    """
+    specs = parse_metrics(metrics)
+    if not systems:
+        raise InvalidInputError("no system given: pass at least one system output")
+    names = list(systems)
+    if baseline is not None and baseline not in systems:
+        raise InvalidInputError(f"baseline {baseline!r} is not one of the systems: {', '.join(names)}")
+    if jobs < 1:
+        raise InvalidInputError(f"jobs must be >= 1, got {jobs}")
+    if chunk_size < 1:
+        raise InvalidInputError(f"chunk_size must be >= 1, got {chunk_size}")
+    if test not in (None, "bs", "ar"):
+        raise InvalidInputError(f"unknown paired test {test!r}; valid values are 'bs', 'ar' or None")
+    ref_sources = _reference_sources(references, ref_field)
+    sys_sources = [as_source(systems[n], field=pred_field) for n in names]
+    need_segments = keep_segments or bootstrap > 0 or (baseline is not None and test is not None)
+    families = {s.label: s.family() for s in specs}
+    configs = {s.label: s.config() for s in specs}
+
+    pool: Any = _Inline()
+    inline = _Inline()
+    if jobs > 1:
+        pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+    columns: dict[tuple[str, str], list[dict[str, np.ndarray]]] = {(s.label, n): [] for s in specs for n in names}
+    totals: dict[tuple[str, str], Any] = {
+        (s.label, n): families[s.label].zero(configs[s.label]) for s in specs for n in names
+    }
+    pending: deque[tuple[tuple[str, str], cf.Future[Any]]] = deque()
+    limit = 4 * jobs * len(specs) * len(names)
+    n_segments = 0
+    bar = _progress_bar(progress, ref_sources + sys_sources, len(specs) * len(names))
+
+    def collect(block: bool) -> None:
+        while pending and (block or pending[0][1].done() or len(pending) > limit):
+            key, fut = pending.popleft()
+            cols = fut.result()
+            batch = StatsBatch(families[key[0]].stats_cls, cols)
+            totals[key] = totals[key] + batch.total()
+            if need_segments:
+                columns[key].append(cols)
+            if bar is not None:
+                bar.update(len(batch))
+
+    try:
+        n_refs = len(ref_sources)
+        for rows in chunked_rows(ref_sources + sys_sources, chunk_size):
+            refs_chunk: list[Any] = []
+            for i, row in enumerate(rows):
+                for j in range(n_refs):
+                    _check_value(row[j], ref_sources[j], n_segments + i, reference=True)
+                refs_chunk.append(row[0] if n_refs == 1 else list(row[:n_refs]))
+            for k, name in enumerate(names):
+                preds = [row[n_refs + k] for row in rows]
+                for i, p in enumerate(preds):
+                    _check_value(p, sys_sources[k], n_segments + i, reference=False)
+                for spec in specs:
+                    executor = inline if spec.name in IN_PROCESS else pool
+                    pending.append(((spec.label, name), executor.submit(_stats_task, spec, preds, refs_chunk)))
+            n_segments += len(rows)
+            collect(block=False)
+        collect(block=True)
+    finally:
+        pool.shutdown()
+        if bar is not None:
+            bar.close()
+    if n_segments == 0:
+        raise InvalidInputError("the inputs hold no segment: there is nothing to score (an empty corpus)")
+
+    from ..metrics.significance import bootstrap_ci_from_stats, paired_test_from_stats
+
+    batches: dict[tuple[str, str], StatsBatch[Any]] = {}
+    for key, cols in columns.items():
+        if need_segments:
+            fam = families[key[0]]
+            batches[key] = (
+                StatsBatch.concat([StatsBatch(fam.stats_cls, c) for c in cols])
+                if cols
+                else fam.empty_batch(configs[key[0]])
+            )
+    scores: dict[str, dict[str, SystemScore]] = {}
+    segment_scores: dict[str, dict[str, tuple[float, ...]]] = {}
+    signatures: dict[str, str] = {}
+    for spec in specs:
+        fam, cfg = families[spec.label], configs[spec.label]
+        scores[spec.label] = {}
+        for name in names:
+            key = (spec.label, name)
+            result = fam.finalize(totals[key], cfg)
+            signatures[spec.label] = result.signature
+            ci = paired = None
+            if bootstrap > 0:
+                ci = bootstrap_ci_from_stats(
+                    fam, cfg, batches[key], n_samples=bootstrap, seed=seed, confidence=confidence
+                ).to_dict()
+            if baseline is not None and test is not None and name != baseline:
+                paired = paired_test_from_stats(
+                    fam,
+                    cfg,
+                    batches[(spec.label, baseline)],
+                    batches[key],
+                    test=test,
+                    n_samples=paired_samples,
+                    seed=seed,
+                ).to_dict()
+            d = result.to_dict()
+            d.pop("signature", None)
+            d.pop("segments", None)
+            scores[spec.label][name] = SystemScore(score=d.pop("score"), result=d, ci=ci, paired=paired)
+            if keep_segments:
+                segment_scores.setdefault(spec.label, {})[name] = fam.segment_scores(batches[key], cfg)
+    settings = {
+        "bootstrap": bootstrap,
+        "confidence": confidence,
+        "test": test,
+        "paired_samples": paired_samples,
+        "seed": seed,
+        "chunk_size": chunk_size,
+    }
+    return Evaluation(
+        systems=tuple(names),
+        metrics=tuple(specs),
+        signatures=signatures,
+        scores=scores,
+        n_segments=n_segments,
+        baseline=baseline,
+        settings=settings,
+        segment_scores=segment_scores,
+    )
+
+
+def _progress_bar(enabled: bool, sources: Sequence[Source], per_segment: int) -> Any:
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        import warnings
+
+        warnings.warn("progress bars need tqdm: pip install tqdm", stacklevel=3)
+        return None
+    total = _count_segments(sources[0])
+    return tqdm(total=None if total is None else total * per_segment, unit="seg", desc="evaluate")
+
+
+def _count_segments(source: Source) -> int | None:
+    values = getattr(source, "values", None)
+    if values is not None:
+        return len(values)
+    path = getattr(source, "path", None)
+    if path is None:
+        return None
+    n, last = 0, b"\n"
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            n += block.count(b"\n")
+            last = block[-1:]
+    return n + (last != b"\n")
+
+
+def iter_lines(source: Source, indices: Sequence[int]) -> Iterator[tuple[int, Any]]:
+    """Stream ``source`` once and yield ``(index, value)`` for the wanted indices (for the report's worst
+    segments, so texts are never all held in memory)."""
+    wanted = set(indices)
+    for i, value in enumerate(source):
+        if i in wanted:
+            yield i, value

@@ -1,0 +1,818 @@
+"""BLEU: corpus and sentence BLEU under every common convention, each reproduced exactly.
+
+The statistics of a segment are its clipped n-gram matches and n-gram totals per order, its length and the
+length of its closest reference; the corpus score comes from their sum. Four *conventions* turn summed statistics
+into a score; the presets pick one together with the tokenizer and smoothing of its reference tool:
+
+``sacrebleu`` (default; scale 0-100)
+    ``sacrebleu.BLEU(...).corpus_score(hyps, [refs])`` of sacrebleu 2.6.0 (``sacrebleu -tok 13a``), and with
+    :func:`sentence_bleu` its ``sentence_score`` / ``sacrebleu.sentence_bleu`` (effective order on). Tokenizers
+    ``13a`` (default), ``intl``, ``zh``, ``char``, ``ja-mecab``, ``ko-mecab``, ``none``; smoothing ``exp``
+    (default), ``floor``, ``add-k``, ``none``; ``effective_order``; ``lowercase``. The result also carries the
+    signature sacrebleu prints (``sacrebleu_signature``).
+``nltk`` (scale 0-1)
+    ``nltk.translate.bleu_score.corpus_bleu(list_of_references, hypotheses, weights, smoothing_function,
+    auto_reweigh)`` of NLTK 3.10 on whitespace-split text, and :func:`sentence_bleu` its ``sentence_bleu``.
+    Smoothing ``method0`` (default) ... ``method7`` of ``SmoothingFunction(epsilon, alpha, k)``, any weights,
+    ``auto_reweigh``. NLTK counts ``max(1, #n-grams)`` in each segment's denominator, replaces a zero precision
+    by ``sys.float_info.min`` without smoothing (hence scores like 1.4e-231), and smooths a corpus with the
+    lengths and 5-gram precision of its *last* sentence (methods 4-7); all of this is reproduced.
+``nltk-3.2`` (scale 0-1)
+    NLTK 3.2's ``corpus_bleu`` without smoothing, which stopped the geometric mean at the first order without a
+    match (``sentence_bleu([["a", "b", "c"]], ["a", "d", "a"])`` gave ``exp(log(1/3) / 4) = 0.7598``).
+``moses`` (scale 0-100)
+    ``multi-bleu.perl [-lc] reference < hypothesis`` of Moses: text split on ASCII whitespace as Perl splits,
+    ``-lc`` lowercasing ASCII letters only, no smoothing (any precision of 0 makes BLEU 0), and the script's
+    closest-reference rule (a reference more than 9999 tokens away is never the closest).
+
+Why the conventions disagree on the same input, with a table, is in ``docs/bleu.md``.
+
+Additivity of the statistics: every count adds. NLTK's ``corpus_bleu`` also reads the *last* sentence of the
+corpus (smoothing methods 5-7); that information travels in four ``tail_*`` fields that do not add: ``+`` keeps
+the right operand's tail (the later data), and a batch's total keeps its last segment's. So the statistics of a
+corpus are still the ordered sum of its segments', batching changes nothing, and the stateful metric reproduces
+NLTK exactly; a sum that cannot know the last sentence (a torch/DDP all-reduce) is detected (``tail`` > 1) and
+refused by those three methods only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._inputs import ReferenceSets
+from ..algorithms.ngrams import (
+    ReferenceCache,
+    build_index,
+    clipped_counts,
+    codepoint_streams,
+    vocabulary_streams,
+)
+from ..errors import InvalidInputError, unknown_option
+from ..signature import sig_field
+from ..stats import Stats, StatsBatch
+from ..text import get_tokenizer
+from ..text.mt_tokenize import SACREBLEU_TOKENIZERS, perl_lowercase, perl_split, sacrebleu_tokenizer
+from .base import Family, Result, check_number
+
+__all__ = [
+    "BLEU",
+    "CONVENTIONS",
+    "SACREBLEU_VERSION",
+    "BLEUConfig",
+    "BLEUResult",
+    "BLEUStats",
+    "bleu",
+    "bleu_from_stats",
+    "sentence_bleu",
+]
+
+#: The sacrebleu release whose numbers (and signature format) the ``sacrebleu`` convention reproduces.
+SACREBLEU_VERSION = "2.6.0"
+
+CONVENTIONS = ("sacrebleu", "nltk", "nltk-3.2", "moses")
+_SMOOTHING = {
+    "sacrebleu": ("exp", "floor", "add-k", "none"),
+    "nltk": tuple(f"method{i}" for i in range(8)),
+    "nltk-3.2": ("method0",),
+    "moses": ("none",),
+}
+_DEFAULTS = {  # convention -> (tokenizer, smoothing, scale)
+    "sacrebleu": ("13a", "exp", 100.0),
+    "nltk": ("whitespace", "method0", 1.0),
+    "nltk-3.2": ("whitespace", "method0", 1.0),
+    "moses": ("perl-whitespace", "none", 100.0),
+}
+#: Default smoothing values: sacrebleu's floor and add-k; NLTK's SmoothingFunction(epsilon=0.1, alpha=5, k=5).
+_SMOOTH_DEFAULTS: dict[str, float | int] = {
+    "floor": 0.1,
+    "add-k": 1,
+    "method1": 0.1,
+    "method4": 5,
+    "method6": 5,
+    "method7": 5,
+}
+_REF_LENGTHS = ("closest", "shortest", "longest")
+_MY_LOG_ZERO = -9999999999  # sacrebleu's and multi-bleu.perl's log(0)
+_TAIL_ORDER = 5  # NLTK's method5 reads the last sentence's 5-gram precision, whatever the maximum order
+
+
+# ====================================================================== config
+@dataclasses.dataclass(frozen=True)
+class BLEUConfig:
+    """Options of BLEU. ``None`` means "the convention's default".
+
+    * ``convention``: ``"sacrebleu"``, ``"nltk"``, ``"nltk-3.2"`` or ``"moses"`` (how statistics become a score).
+    * ``tokenizer``: a sacrebleu tokenizer (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"ja-mecab"``,
+      ``"ko-mecab"``, ``"none"``), ``"whitespace"`` (``str.split``), ``"perl-whitespace"`` (Perl's ``split``)
+      or any registered tokenizer.
+    * ``lowercase``: lowercase first (ASCII letters only under ``moses``, as Perl's ``lc`` on bytes).
+    * ``max_order`` and ``weights`` (one per order; default uniform).
+    * ``smoothing`` and ``smooth_value``: sacrebleu's ``exp``/``floor``/``add-k``/``none`` with the floor value or
+      k; NLTK's ``method0``-``method7`` with epsilon (method1), k (methods 4, 7) or alpha (method 6).
+    * ``effective_order`` (sacrebleu): leave out the orders no n-gram of the hypothesis reaches.
+    * ``auto_reweigh`` (NLTK): uniform weights over the hypothesis length when it is shorter than 4 tokens and the
+      weights are the default (0.25, 0.25, 0.25, 0.25).
+    * ``ref_length``: ``"closest"`` (every convention; ties go to the shorter reference), ``"shortest"``
+      (tensorflow/nmt and the ``bleu`` of HF evaluate) or ``"longest"``.
+    * ``scale``: 100 (scores in 0-100) or 1 (in 0-1).
+    """
+
+    convention: str = sig_field("conv", "sacrebleu")
+    tokenizer: str | None = sig_field("tok", None)
+    lowercase: bool = sig_field("lc", False)
+    max_order: int | None = sig_field("n", None)
+    weights: tuple[float, ...] | None = sig_field("w", None)
+    smoothing: str | None = sig_field("smooth", None)
+    smooth_value: float | None = sig_field("sv", None)
+    effective_order: bool = sig_field("eff", False)
+    auto_reweigh: bool = sig_field("rew", False)
+    ref_length: str = sig_field("ref", "closest")
+    scale: float | None = sig_field("scale", None)
+    preset: str | None = sig_field("preset", None)
+
+    def __post_init__(self) -> None:
+        if self.convention not in CONVENTIONS:
+            raise unknown_option("BLEU convention", self.convention, list(CONVENTIONS))
+        tokenizer, smoothing, scale = _DEFAULTS[self.convention]
+        _set = object.__setattr__
+        if self.tokenizer is None:
+            _set(self, "tokenizer", tokenizer)
+        if self.smoothing is None:
+            _set(self, "smoothing", smoothing)
+        if self.scale is None:
+            _set(self, "scale", scale)
+        if not isinstance(self.tokenizer, str):
+            raise InvalidInputError(f"tokenizer must be a name, got {self.tokenizer!r}")
+        if self.tokenizer in SACREBLEU_TOKENIZERS:
+            sacrebleu_tokenizer(self.tokenizer)  # fail early: unknown name or missing MeCab
+        else:
+            get_tokenizer(self.tokenizer)
+        for flag in ("lowercase", "effective_order", "auto_reweigh"):
+            if not isinstance(getattr(self, flag), bool):
+                raise InvalidInputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        self._check_orders()
+        valid = _SMOOTHING[self.convention]
+        if self.smoothing not in valid:
+            raise unknown_option(f"smoothing for the {self.convention} convention", self.smoothing, list(valid))
+        if self.smooth_value is not None:
+            check_number("smooth_value", self.smooth_value, minimum=0.0)
+            if self.smoothing not in _SMOOTH_DEFAULTS:
+                raise InvalidInputError(f"smoothing {self.smoothing!r} takes no smooth_value")
+            if self.smoothing in ("method4", "method6", "method7") and self.smooth_value <= 0:
+                raise InvalidInputError(f"smooth_value of {self.smoothing} must be > 0, got {self.smooth_value!r}")
+        if self.effective_order and self.convention != "sacrebleu":
+            raise InvalidInputError(
+                "effective_order is sacrebleu's option; NLTK's counterpart is auto_reweigh, Moses has none"
+            )
+        if self.auto_reweigh and self.convention != "nltk":
+            raise InvalidInputError("auto_reweigh is NLTK's (3.10) option; sacrebleu's counterpart is effective_order")
+        if self.ref_length not in _REF_LENGTHS:
+            raise unknown_option("ref_length", self.ref_length, list(_REF_LENGTHS))
+        if self.scale not in (1, 100) or isinstance(self.scale, bool):
+            raise InvalidInputError(f"scale must be 1 (scores in 0-1) or 100 (scores in 0-100), got {self.scale!r}")
+        _set(self, "scale", float(self.scale))
+        if self.convention == "nltk-3.2" and self.weights is not None and any(w <= 0 for w in self.weights):
+            raise InvalidInputError("the nltk-3.2 convention needs positive weights")
+
+    def _check_orders(self) -> None:
+        weights = self.weights
+        if weights is not None:
+            if isinstance(weights, (str, bytes)) or not isinstance(weights, (tuple, list)) or not weights:
+                raise InvalidInputError(f"weights must be a non-empty sequence of numbers, got {weights!r}")
+            for w in weights:
+                check_number("each weight", w, minimum=0.0)
+            object.__setattr__(self, "weights", tuple(weights))
+            if self.max_order is not None and self.max_order != len(weights):
+                raise InvalidInputError(
+                    f"max_order={self.max_order} but {len(weights)} weights were given (one weight per order)"
+                )
+            object.__setattr__(self, "max_order", len(weights))
+        elif self.max_order is None:
+            object.__setattr__(self, "max_order", 4)
+        if isinstance(self.max_order, bool) or not isinstance(self.max_order, int) or self.max_order < 1:
+            raise InvalidInputError(f"max_order must be a positive integer, got {self.max_order!r}")
+
+    # ------------------------------------------------------------------ derived settings
+    @property
+    def order(self) -> int:
+        assert self.max_order is not None
+        return self.max_order
+
+    @property
+    def needs_tail5(self) -> bool:
+        """NLTK methods 5 and 7 read the last sentence's 5-gram precision."""
+        return self.convention == "nltk" and self.smoothing in ("method5", "method7")
+
+    @property
+    def value(self) -> float | int | None:
+        """The smoothing value in force (its default when ``smooth_value`` is None)."""
+        if self.smooth_value is not None:
+            return self.smooth_value
+        return _SMOOTH_DEFAULTS.get(self.smoothing or "")
+
+
+# ====================================================================== statistics
+_TAIL_FIELDS = ("tail", "tail_hyp_len", "tail_matches5", "tail_total5")
+
+
+@dataclasses.dataclass(frozen=True)
+class BLEUStats(Stats):
+    """Sufficient statistics of BLEU.
+
+    ``matches``/``totals``: clipped matches and number of hypothesis n-grams per order; ``short``: number of
+    segments too short for an n-gram of the order (NLTK counts 1 in their denominator); ``hyp_len``,
+    ``ref_len``: hypothesis length and reference length (by the ``ref_length`` rule); ``n_segments``,
+    ``n_refs``, ``n_refs_sq``: segments, references and the sum of squared reference counts (a constant count
+    makes ``n_segments * n_refs_sq == n_refs**2``: sacrebleu's ``nrefs`` in the signature). The ``tail_*`` fields
+    hold the last segment (``tail`` is 1 when set); they are kept, not added (see the module docstring).
+    """
+
+    tuple_fields: ClassVar[Mapping[str, int]] = {"matches": 4, "totals": 4, "short": 4}
+
+    matches: tuple[int, ...]
+    totals: tuple[int, ...]
+    short: tuple[int, ...]
+    hyp_len: int
+    ref_len: int
+    n_segments: int
+    n_refs: int
+    n_refs_sq: int
+    tail: int
+    tail_hyp_len: int
+    tail_matches5: int
+    tail_total5: int
+
+    def __add__(self, other: Any) -> BLEUStats:
+        if type(other) is not type(self):
+            return NotImplemented
+        total = super().__add__(other)
+        last = other if other.tail else self  # the later data's last segment
+        tail: dict[str, Any] = {name: getattr(last, name) for name in _TAIL_FIELDS}
+        return dataclasses.replace(total, **tail)
+
+
+class _BLEUBatch(StatsBatch[BLEUStats]):
+    """Per-segment BLEU statistics whose total keeps the last segment's tail instead of adding tails."""
+
+    def total(self) -> BLEUStats:
+        out = super().total()
+        if len(self) == 0:
+            return out
+        tail: dict[str, Any] = {name: int(self.columns[name][-1]) for name in _TAIL_FIELDS}
+        return dataclasses.replace(out, **tail)
+
+
+# ====================================================================== kernel
+_CACHE = ReferenceCache(maxsize=4)
+
+
+def _lower(lines: list[str], cfg: BLEUConfig) -> list[str]:
+    if not cfg.lowercase:
+        return lines
+    if cfg.convention == "moses":
+        return [perl_lowercase(line) for line in lines]
+    return [line.lower() for line in lines]
+
+
+def tokenize(lines: list[str], cfg: BLEUConfig) -> list[list[str]]:
+    """The tokens of each line as the config's convention and tokenizer produce them (lowercasing included)."""
+    lines = _lower(lines, cfg)
+    name = cfg.tokenizer
+    assert name is not None
+    if name in SACREBLEU_TOKENIZERS:
+        return sacrebleu_tokenizer(name).batch([line.rstrip() for line in lines])  # sacrebleu strips right first
+    if name == "whitespace":
+        return [line.split() for line in lines]
+    if name == "perl-whitespace":
+        return [perl_split(line) for line in lines]
+    tok = get_tokenizer(name)
+    return [list(tok(line)) for line in lines]
+
+
+def _uses_codepoints(cfg: BLEUConfig) -> bool:
+    # one token per non-space character: code points serve as token ids, no vocabulary needed
+    return cfg.tokenizer == "char"
+
+
+def _char_texts(lines: list[str], cfg: BLEUConfig) -> list[str]:
+    return ["".join(line.rstrip().split()) for line in _lower(lines, cfg)]
+
+
+def _reference_index(refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> tuple[Any, dict[Any, int] | None]:
+    if refs.starts is None:
+        unit = np.arange(len(refs.flat), dtype=np.int64)
+    else:
+        unit = np.repeat(np.arange(len(refs), dtype=np.int64), refs.counts())
+    if _uses_codepoints(cfg):
+        streams = codepoint_streams(_char_texts(refs.flat, cfg), unit)
+        return build_index(streams, len(refs), orders, 0x110000), None
+    vocabulary: dict[Any, int] = {}
+    streams = vocabulary_streams(tokenize(refs.flat, cfg), unit, vocabulary, grow=True)
+    return build_index(streams, len(refs), orders, max(len(vocabulary), 1)), vocabulary
+
+
+def _token_settings(cfg: BLEUConfig) -> tuple[Any, ...]:
+    return (cfg.convention == "moses" and cfg.lowercase, cfg.lowercase, cfg.tokenizer)
+
+
+def _closest(ref_lens: np.ndarray, ref_unit: np.ndarray, starts: np.ndarray | None, hyp_lens: np.ndarray, cfg):
+    """Each segment's reference length by the ``ref_length`` rule (``closest``: ties to the shorter)."""
+    moses = cfg.convention == "moses" and cfg.ref_length == "closest"
+    if starts is None:
+        if not moses:
+            return ref_lens.copy()
+    elif cfg.ref_length == "shortest":
+        return np.minimum.reduceat(ref_lens, starts)
+    elif cfg.ref_length == "longest":
+        return np.maximum.reduceat(ref_lens, starts)
+    base = np.int64(1) << np.int64(32)
+    key = np.abs(ref_lens - hyp_lens[ref_unit]) * base + ref_lens
+    best = key if starts is None else np.minimum.reduceat(key, starts)
+    if moses:  # multi-bleu.perl starts from (diff, length) = (9999, 9999)
+        best = np.minimum(best, 9999 * base + 9999)
+    return best % base
+
+
+def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> StatsBatch[BLEUStats]:
+    n_seg = len(preds)
+    orders = max(cfg.order, _TAIL_ORDER) if cfg.needs_tail5 else cfg.order
+    key = (
+        "bleu",
+        _token_settings(cfg),
+        orders,
+        tuple(refs.flat),
+        None if refs.starts is None else refs.starts.tobytes(),
+    )
+    index, vocabulary = _CACHE.get(key, lambda: _reference_index(refs, cfg, orders))
+    seg = np.arange(n_seg, dtype=np.int64)
+    if vocabulary is None:
+        hyp = codepoint_streams(_char_texts(preds, cfg), seg)
+    else:
+        hyp = vocabulary_streams(tokenize(preds, cfg), seg, vocabulary, grow=False)
+    hyp_lens = hyp.lengths
+    matches = clipped_counts(index, hyp, orders)[:, :, 0]
+    order_range = np.arange(1, orders + 1, dtype=np.int64)
+    totals = np.maximum(hyp_lens[:, None] - order_range[None, :] + 1, 0)
+    starts = refs.starts
+    ref_unit = index.stream_unit
+    ref_len = _closest(index.stream_lengths, ref_unit, starts, hyp_lens, cfg)
+    counts = refs.counts()
+    n = cfg.order
+    ones = np.ones(n_seg, dtype=np.int64)
+    zeros = np.zeros(n_seg, dtype=np.int64)
+    columns = {
+        "matches": matches[:, :n],
+        "totals": totals[:, :n],
+        "short": (totals[:, :n] == 0).astype(np.int64),
+        "hyp_len": hyp_lens,
+        "ref_len": ref_len.astype(np.int64),
+        "n_segments": ones,
+        "n_refs": counts.astype(np.int64),
+        "n_refs_sq": (counts * counts).astype(np.int64),
+        "tail": ones,
+        "tail_hyp_len": hyp_lens,
+        "tail_matches5": matches[:, _TAIL_ORDER - 1] if cfg.needs_tail5 else zeros,
+        "tail_total5": totals[:, _TAIL_ORDER - 1] if cfg.needs_tail5 else zeros,
+    }
+    return _BLEUBatch(BLEUStats, columns)
+
+
+# ====================================================================== formula
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class BLEUResult(Result):
+    """A BLEU score with the account of how it came about.
+
+    ``precisions`` are the n-gram precisions the geometric mean used (after smoothing), on the result's
+    ``scale``; ``matches``/``totals`` the clipped matches and the denominators per order (NLTK's denominators
+    count 1 for a segment too short for the order); ``bp`` the brevity penalty; ``hyp_len``/``ref_len`` the
+    lengths; ``smoothing`` the method applied and ``smoothed_orders`` the orders whose precision it changed;
+    ``effective_order`` how many orders entered the mean; ``reason`` a plain-language account when the score is
+    0 or tiny (``None`` otherwise). ``sacrebleu_signature`` is the signature sacrebleu prints for these settings
+    (sacrebleu convention only).
+    """
+
+    precisions: tuple[float, ...] = ()
+    matches: tuple[int, ...] = ()
+    totals: tuple[int, ...] = ()
+    bp: float = 0.0
+    hyp_len: int = 0
+    ref_len: int = 0
+    ratio: float = 0.0
+    smoothing: str = ""
+    smoothed_orders: tuple[int, ...] = ()
+    effective_order: int = 0
+    scale: float = 100.0
+    convention: str = ""
+    reason: str | None = None
+    sacrebleu_signature: str | None = None
+
+    def explain(self) -> str:
+        """The diagnostics as a few lines of plain text (what ``nlgmetrics bleu --explain`` prints).
+
+        >>> print(bleu(["a d a"], ["a b c"], preset="moses").explain())  # doctest: +NORMALIZE_WHITESPACE
+        BLEU = 0 (moses convention, scale 0-100)
+          = BP x exp(sum of w_n log p_n), over 4 order(s)
+          order  matches/total  precision
+          1      1/3            33.3333
+          2      0/2            0
+          3      0/1            0
+          4      0/0            0
+          brevity penalty 1 (hypothesis 3 tokens, reference 3, ratio 1)
+          smoothing: none (changed no order)
+          why: no prediction is long enough for a 4-gram (the longest has 3); no 2-grams, 3-grams of the
+          predictions match the references; multi-bleu.perl has no smoothing: any n-gram precision of 0 makes BLEU 0
+        """
+        scale = "0-100" if self.scale == 100 else "0-1"
+        lines = [
+            f"BLEU = {self.score:.6g} ({self.convention} convention, scale {scale})",
+            f"  = BP x exp(sum of w_n log p_n), over {self.effective_order} order(s)",
+            "  order  matches/total  precision",
+        ]
+        for n, (m, t, p) in enumerate(zip(self.matches, self.totals, self.precisions, strict=False), 1):
+            lines.append(f"  {n:<6} {f'{m}/{t}':<14} {p:.6g}")
+        lines.append(
+            f"  brevity penalty {self.bp:.6g} (hypothesis {self.hyp_len} tokens, reference {self.ref_len}, "
+            f"ratio {self.ratio:.6g})"
+        )
+        changed = ", ".join(map(str, self.smoothed_orders)) if self.smoothed_orders else "no order"
+        lines.append(f"  smoothing: {self.smoothing} (changed {changed})")
+        if self.reason:
+            lines.append(f"  why: {self.reason}")
+        if self.sacrebleu_signature:
+            lines.append(f"  sacrebleu signature: {self.sacrebleu_signature}")
+        return "\n".join(lines)
+
+
+@dataclasses.dataclass
+class _Arith:
+    """What one convention's arithmetic produced, on its native scale (``native``: 100 or 1)."""
+
+    score: float
+    native: float
+    precision_scale: float
+    precisions: list[Any]
+    denominators: list[Any]
+    bp: float
+    used: int
+    smoothed: list[int]
+    note: str | None = None
+
+
+def _my_log(value: Any) -> Any:
+    return _MY_LOG_ZERO if value == 0.0 else math.log(value)
+
+
+def _sacrebleu_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
+    """sacrebleu 2.6 ``BLEU.compute_bleu``, step by step (the same operations in the same order, so that
+    numpy float32 statistics, as sacrebleu's bootstrap feeds them, give sacrebleu's float32 numbers too)."""
+    n_max = cfg.order
+    correct = list(stats.matches)
+    total = list(stats.totals)
+    sys_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
+    method = cfg.smoothing
+    value: Any = cfg.value
+    bp = 1.0
+    if sys_len < ref_len:
+        bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+    precisions: list[Any] = [0.0] * n_max
+    if not any(correct):
+        return _Arith(0.0, 100.0, 100.0, precisions, total, bp, n_max, [])
+    smoothed: list[int] = []
+    smooth_mteval = 1.0
+    eff_order = n_max
+    for n in range(1, n_max + 1):
+        if method == "add-k" and n > 1:
+            correct[n - 1] += value
+            total[n - 1] += value
+            smoothed.append(n)
+        if total[n - 1] == 0:
+            break
+        if cfg.effective_order:
+            eff_order = n
+        if correct[n - 1] == 0:
+            if method == "exp":
+                smooth_mteval *= 2
+                precisions[n - 1] = 100.0 / (smooth_mteval * total[n - 1])
+                smoothed.append(n)
+            elif method == "floor":
+                precisions[n - 1] = 100.0 * value / total[n - 1]  # type: ignore[operator]
+                smoothed.append(n)
+        else:
+            precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
+    logs = [_my_log(p) for p in precisions[:eff_order]]
+    if cfg.weights is None:
+        score = bp * math.exp(sum(logs) / eff_order)
+    else:
+        w = cfg.weights[:eff_order]
+        score = bp * math.exp(math.fsum(wi * li for wi, li in zip(w, logs, strict=True)) / math.fsum(w))
+    return _Arith(score, 100.0, 100.0, precisions, total, bp, eff_order, sorted(set(smoothed)))
+
+
+def _nltk_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
+    """NLTK 3.10 ``corpus_bleu`` (and NLTK 3.2's unsmoothed variant), with NLTK's exact mix of ``Fraction`` and
+    float arithmetic: each smoothing method keeps or replaces the same values by the same operations."""
+    n_max = cfg.order
+    weights = cfg.weights if cfg.weights is not None else (1 / n_max,) * n_max
+    nums = [int(x) for x in stats.matches]
+    dens = [int(t) + int(s) for t, s in zip(stats.totals, stats.short, strict=True)]  # sum of max(1, #n-grams)
+    hyp_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
+    bp: float = 1 if hyp_len > ref_len else (0 if hyp_len == 0 else math.exp(1 - ref_len / hyp_len))
+    method = cfg.smoothing
+    if nums[0] == 0:  # NLTK returns 0 before smoothing
+        return _Arith(0.0, 1.0, 1.0, [Fraction(0)] * n_max, dens, bp, n_max, [])
+    p_n: list[Any] = [Fraction(a, b) for a, b in zip(nums, dens, strict=True)]
+    smoothed: list[int] = []
+    value: Any = cfg.value
+    legacy = cfg.convention == "nltk-3.2"
+    if method == "method0":
+        if legacy:  # NLTK 3.2: stop the mean at the first order without a match
+            cut = next((i for i, a in enumerate(nums) if a == 0), n_max)
+            p_n = p_n[:cut]
+        else:
+            for i, a in enumerate(nums):
+                if a == 0:
+                    p_n[i] = sys.float_info.min
+                    smoothed.append(i + 1)
+    elif method == "method1":
+        for i, a in enumerate(nums):
+            if a == 0:
+                p_n[i] = (a + value) / dens[i]
+                smoothed.append(i + 1)
+    elif method == "method2":
+        for i in range(1, n_max):
+            p_n[i] = Fraction(nums[i] + 1, dens[i] + 1)
+            smoothed.append(i + 1)
+    elif method == "method3":
+        k = 1
+        for i, a in enumerate(nums):
+            if a == 0:
+                p_n[i] = 1 / (2**k * dens[i])
+                k += 1
+                smoothed.append(i + 1)
+    if method in ("method4", "method7"):
+        k = 1
+        for i, a in enumerate(nums):
+            if a == 0 and hyp_len > 1:
+                numerator = 1 / (2**k * value / math.log(hyp_len))  # type: ignore[operator]
+                p_n[i] = numerator / dens[i]
+                k += 1
+                smoothed.append(i + 1)
+    if method in ("method5", "method7"):
+        _check_tail(stats, method)
+        p5 = Fraction(int(stats.tail_matches5), max(1, int(stats.tail_total5)))
+        plus1 = [*p_n, p5]
+        m: dict[int, Any] = {-1: p_n[0] + 1}
+        for i, p_i in enumerate(list(p_n)):
+            p_n[i] = (m[i - 1] + p_i + plus1[i + 1]) / 3
+            m[i] = p_n[i]
+        smoothed = list(range(1, n_max + 1))
+    if method == "method6":
+        _check_tail(stats, method)
+        if n_max < 3 or nums[2] == 0:
+            raise InvalidInputError(
+                "NLTK's smoothing method6 needs a non-zero trigram precision (NLTK asserts it: 'This smoothing "
+                "method requires non-zero precision for bigrams.')"
+            )
+        last_len = int(stats.tail_hyp_len)
+        for i in range(2, n_max):
+            pi0 = 0 if p_n[i - 2] == 0 else p_n[i - 1] ** 2 / p_n[i - 2]
+            length = max(0, last_len - i)  # the number of (i+1)-grams of the last hypothesis
+            p_n[i] = (nums[i] + value * pi0) / (length + value)  # type: ignore[operator]
+            smoothed.append(i + 1)
+    weight = weights
+    if cfg.auto_reweigh and hyp_len < 4 and weights == (0.25, 0.25, 0.25, 0.25):
+        weight = (1 / hyp_len,) * hyp_len
+    if legacy:
+        s = [w * math.log(p) for w, p in zip(weight, p_n, strict=False)]
+    else:
+        s = [w * math.log(p) for w, p in zip(weight, p_n, strict=False) if p > 0]
+    score = bp * math.exp(math.fsum(s))
+    used = min(len(weight), len(p_n))
+    return _Arith(score, 1.0, 1.0, p_n + [Fraction(0)] * (n_max - len(p_n)), dens, bp, used, smoothed)
+
+
+def _check_tail(stats: BLEUStats, method: str) -> None:
+    if int(stats.tail) > 1:
+        raise InvalidInputError(
+            f"NLTK's smoothing {method} reads the corpus's last sentence, which these statistics cannot tell: they "
+            "were summed without order (an all-reduce across processes, or the torch adapter over several "
+            "updates). Score the corpus in one call, or with the stateful nlgmetrics.BLEU metric, which keeps it."
+        )
+
+
+def _moses_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
+    """multi-bleu.perl's final lines, in its order of operations."""
+    n_max = cfg.order
+    correct, total = [int(x) for x in stats.matches], [int(x) for x in stats.totals]
+    precisions = [c / t if t else 0 for c, t in zip(correct, total, strict=True)]
+    hyp_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
+    if ref_len == 0:
+        note = "the reference length is 0: multi-bleu.perl prints 'BLEU = 0' and exits with status 1"
+        return _Arith(0.0, 100.0, 1.0, precisions, total, 0.0, n_max, [], note)
+    bp = 1.0
+    if hyp_len < ref_len:
+        if hyp_len == 0:
+            note = "the hypotheses are empty: multi-bleu.perl dies here ('Illegal division by zero')"
+            return _Arith(0.0, 100.0, 1.0, precisions, total, 0.0, n_max, [], note)
+        bp = math.exp(1 - ref_len / hyp_len)
+    logs = [_my_log(p) for p in precisions]
+    if cfg.weights is None:
+        bleu_value = bp * math.exp(sum(logs) / n_max)
+    else:
+        bleu_value = bp * math.exp(math.fsum(w * lg for w, lg in zip(cfg.weights, logs, strict=True)))
+    return _Arith(100 * bleu_value, 100.0, 1.0, precisions, total, bp, n_max, [])
+
+
+_ARITHMETIC = {"sacrebleu": _sacrebleu_arith, "nltk": _nltk_arith, "nltk-3.2": _nltk_arith, "moses": _moses_arith}
+
+
+def _reason(stats: BLEUStats, cfg: BLEUConfig, arith: _Arith, score: float) -> str | None:
+    """A plain-language account of a score of 0 or a tiny score (under 1e-4 of the scale)."""
+    if score != 0 and abs(score) >= 1e-4 * float(cfg.scale or 1):
+        return None
+    parts = []
+    if arith.note:
+        parts.append(arith.note)
+    hyp_len, matches, totals = int(stats.hyp_len), [int(x) for x in stats.matches], [int(x) for x in stats.totals]
+    if int(stats.n_segments) == 0:
+        return "no segment was scored"
+    if hyp_len == 0:
+        parts.append("the predictions hold no token, so nothing can match")
+    elif matches[0] == 0:
+        parts.append("no unigram of the predictions appears in the references")
+    else:
+        missing = [n for n in range(1, cfg.order + 1) if totals[n - 1] == 0]
+        zero = [n for n in range(1, cfg.order + 1) if matches[n - 1] == 0 and totals[n - 1] > 0]
+        if missing:
+            parts.append(
+                f"no prediction is long enough for a {missing[0]}-gram (the longest has {hyp_len}"
+                f"{'' if int(stats.n_segments) == 1 else ' tokens in total'})"
+            )
+        if zero:
+            orders = ", ".join(f"{n}-grams" for n in zero)
+            parts.append(f"no {orders} of the predictions match the references")
+        parts.append(_convention_effect(cfg, arith, missing, zero))
+    if arith.bp < 0.5 and hyp_len:
+        parts.append(
+            f"the predictions are much shorter than the references ({hyp_len} vs {int(stats.ref_len)} tokens): "
+            f"the brevity penalty is {arith.bp:.3g}"
+        )
+    return "; ".join(p for p in parts if p) or None
+
+
+def _convention_effect(cfg: BLEUConfig, arith: _Arith, missing: list[int], zero: list[int]) -> str:
+    if cfg.convention == "sacrebleu":
+        if cfg.smoothing == "none" and (zero or missing) and not cfg.effective_order:
+            return "without smoothing sacrebleu takes log(0) as -9999999999, so the geometric mean is 0"
+        if missing and not cfg.effective_order:
+            return (
+                f"sacrebleu stops at the first order without n-grams and, without effective_order, counts the "
+                f"orders from {missing[0]} on as 0, so the score is 0"
+            )
+        if zero and cfg.smoothing == "exp":
+            return f"exp smoothing replaces each zero precision by 1/(2^k · total) (orders {arith.smoothed})"
+        return ""
+    if cfg.convention == "moses":
+        return "multi-bleu.perl has no smoothing: any n-gram precision of 0 makes BLEU 0"
+    if cfg.convention == "nltk-3.2":
+        return f"NLTK 3.2 stops the geometric mean at the first order without a match (after {arith.used} order(s))"
+    if cfg.smoothing == "method0" and (zero or missing):
+        return (
+            "without smoothing NLTK replaces each zero precision by sys.float_info.min (2.2e-308), so the score is "
+            "tiny rather than 0 (NLTK 3.2 stopped at the first zero order instead; see the nltk-3.2 preset)"
+        )
+    return ""
+
+
+def _nrefs(stats: BLEUStats) -> Any:
+    n, refs, refs_sq = int(stats.n_segments), int(stats.n_refs), int(stats.n_refs_sq)
+    if n == 0:
+        return 0
+    return refs // n if n * refs_sq == refs * refs else "var"
+
+
+def _sacrebleu_signature(stats: BLEUStats, cfg: BLEUConfig) -> str | None:
+    if cfg.convention != "sacrebleu" or cfg.tokenizer not in SACREBLEU_TOKENIZERS or cfg.weights is not None:
+        return None
+    smooth = str(cfg.smoothing)
+    if smooth in ("floor", "add-k"):
+        smooth += f"[{cfg.value:.2f}]"
+    tok = sacrebleu_tokenizer(str(cfg.tokenizer)).signature
+    return (
+        f"nrefs:{_nrefs(stats)}|case:{'lc' if cfg.lowercase else 'mixed'}|eff:{'yes' if cfg.effective_order else 'no'}"
+        f"|tok:{tok}|smooth:{smooth}|version:{SACREBLEU_VERSION}"
+    )
+
+
+def bleu_from_stats(stats: BLEUStats, cfg: BLEUConfig) -> BLEUResult:
+    """The BLEU formula of ``cfg.convention`` applied to summed statistics."""
+    arith = _ARITHMETIC[cfg.convention](stats, cfg)
+    factor = float(cfg.scale or 1) / arith.native
+    score = arith.score * factor if factor != 1 else arith.score
+    hyp_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
+    return BLEUResult(
+        score=score,
+        precisions=tuple(float(p) * (float(cfg.scale or 1) / arith.precision_scale) for p in arith.precisions),
+        matches=tuple(int(x) for x in stats.matches),
+        totals=tuple(int(x) for x in arith.denominators),
+        bp=float(arith.bp),
+        hyp_len=hyp_len,
+        ref_len=ref_len,
+        ratio=hyp_len / ref_len if ref_len else 0.0,
+        smoothing=str(cfg.smoothing),
+        smoothed_orders=tuple(arith.smoothed),
+        effective_order=arith.used,
+        scale=float(cfg.scale or 1),
+        convention=cfg.convention,
+        reason=_reason(stats, cfg, arith, score),
+        sacrebleu_signature=_sacrebleu_signature(stats, cfg),
+    )
+
+
+# ====================================================================== family and presets
+def _sizes(cfg: BLEUConfig) -> dict[str, int]:
+    return {"matches": cfg.order, "totals": cfg.order, "short": cfg.order}
+
+
+BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
+    name="bleu",
+    config_cls=BLEUConfig,
+    stats_cls=BLEUStats,
+    kernel=_bleu_kernel,
+    formula=bleu_from_stats,
+    presets={
+        "sacrebleu": {"convention": "sacrebleu"},
+        "nltk": {"convention": "nltk"},
+        "nltk-3.2": {"convention": "nltk-3.2"},
+        "moses": {"convention": "moses"},
+    },
+    default_preset="sacrebleu",
+    stats_sizes=_sizes,
+)
+
+
+def _config(preset: str | None, options: dict[str, Any], sentence: bool) -> BLEUConfig:
+    cfg = BLEU.make_config(preset, **options)
+    if sentence and cfg.convention == "sacrebleu" and "effective_order" not in options:
+        cfg = dataclasses.replace(cfg, effective_order=True)  # sacrebleu.sentence_bleu's default
+    return cfg
+
+
+def bleu(
+    predictions: Sequence[str] | str,
+    references: Sequence[str | Sequence[str]] | str,
+    *,
+    preset: str | None = None,
+    segments: bool = False,
+    **options: Any,
+) -> BLEUResult:
+    """Corpus BLEU of ``predictions`` against ``references`` (one string or a list of strings per segment).
+
+    ``preset`` picks the convention: ``"sacrebleu"`` (default, 0-100), ``"nltk"`` (0-1), ``"nltk-3.2"`` (0-1),
+    ``"moses"`` (0-100); ``options`` are :class:`BLEUConfig` fields and win over the preset. ``segments=True``
+    adds each segment's score (the same formula on the segment's statistics).
+
+    >>> r = bleu(["the cat sat on the mat"], [["the cat is on the mat", "a cat sat on the mat"]])
+    >>> round(r.score, 4), r.matches, r.totals
+    (84.0896, (6, 5, 3, 2), (6, 5, 4, 3))
+    >>> bleu(["a d a"], ["a b c"], preset="nltk").score  # NLTK 3.10's 1.38e-231
+    1.384292958842266e-231
+    >>> bleu(["a d a"], ["a b c"], preset="moses").score
+    0.0
+    """
+    return BLEU.compute(predictions, references, _config(preset, options, False), segments=segments)
+
+
+def sentence_bleu(
+    prediction: str | Sequence[str],
+    references: str | Sequence[str] | Sequence[str | Sequence[str]],
+    *,
+    preset: str | None = None,
+    **options: Any,
+) -> BLEUResult | tuple[BLEUResult, ...]:
+    """Sentence BLEU with the sentence-level defaults of the preset's tool (sacrebleu: ``effective_order=True``,
+    as ``sacrebleu.sentence_bleu``; NLTK's ``sentence_bleu`` is its ``corpus_bleu`` of one sentence).
+
+    With one prediction (a string), ``references`` are that sentence's references (a string or a list) and one
+    result is returned; with a list of predictions, ``references`` hold one entry per prediction and a tuple of
+    results comes back, one per sentence.
+
+    >>> round(sentence_bleu("the cat sat on the mat", ["the cat is on the mat"]).score, 4)
+    37.9918
+    >>> sentence_bleu("a d a", "a b c", preset="nltk-3.2").score  # exp(log(1/3) / 4)
+    0.7598356856515925
+    """
+    cfg = _config(preset, options, True)
+    if isinstance(prediction, str):
+        refs = [references] if isinstance(references, str) else [list(references)]  # type: ignore[arg-type]
+        batch = BLEU.batch_stats([prediction], refs, cfg)
+        return BLEU.finalize(batch.total(), cfg)
+    batch = BLEU.batch_stats(prediction, references, cfg)
+    return tuple(BLEU.finalize(s, cfg) for s in batch)

