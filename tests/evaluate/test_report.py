@@ -72,7 +72,8 @@ def test_report_renders_in_headless_chromium_without_console_errors(evaluation, 
         text=True,
         timeout=120,
     )
-    assert png.is_file() and png.stat().st_size > 10_000, proc.stderr[-2000:]
+    assert png.is_file(), proc.stderr[-2000:]
+    assert png.stat().st_size > 10_000
     console_errors = [line for line in proc.stderr.splitlines() if "CONSOLE" in line and "ERROR" in line.upper()]
     assert console_errors == []
     # The Japanese text must be drawn with real glyphs: compare the rendered width of a Japanese line against

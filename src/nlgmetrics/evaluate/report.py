@@ -76,10 +76,12 @@ def _bars_svg(values: np.ndarray, title: str) -> str:
     counts, _ = np.histogram(values, bins=20) if values.size else (np.zeros(20, dtype=int), None)
     top = max(int(counts.max()), 1)
     bars = "".join(
-        f'<rect x="{10 + i * 14}" y="{110 - 100 * c / top:.1f}" width="12" height="{100 * c / top:.1f}" fill="#4c72b0"/>'
+        f'<rect x="{10 + i * 14}" y="{110 - 100 * c / top:.1f}" width="12" height="{100 * c / top:.1f}" '
+        'fill="#4c72b0"/>'
         for i, c in enumerate(counts.tolist())
     )
-    return f'<svg xmlns="http://www.w3.org/2000/svg" width="300" height="120" role="img" aria-label="{_esc(title)}">{bars}</svg>'
+    head = f'<svg xmlns="http://www.w3.org/2000/svg" width="300" height="120" role="img" aria-label="{_esc(title)}">'
+    return head + bars + "</svg>"
 
 
 def render_report(

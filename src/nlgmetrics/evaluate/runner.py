@@ -100,9 +100,9 @@ class Evaluation:
                 row.append(format_cell(self.scores[m.label][s]))
             rows.append(row)
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False))]
         lines.append("  ".join("-" * w for w in widths))
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows]
         return "\n".join(lines)
 
 

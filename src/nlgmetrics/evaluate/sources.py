@@ -136,8 +136,8 @@ def chunked_rows(sources: Sequence[Source], size: int) -> Iterator[list[tuple[An
         if all(ended):
             break
         if any(ended):
-            counts = [count + (0 if e else 1 + sum(1 for _ in it)) for e, it in zip(ended, iters)]
-            detail = ", ".join(f"{s.name} has {c}" for s, c in zip(sources, counts))
+            counts = [count + (0 if e else 1 + sum(1 for _ in it)) for e, it in zip(ended, iters, strict=False)]
+            detail = ", ".join(f"{s.name} has {c}" for s, c in zip(sources, counts, strict=False))
             raise InvalidInputError(f"the inputs differ in length: {detail} segments")
         chunk.append(row)
         count += 1

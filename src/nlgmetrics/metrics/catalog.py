@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from ..errors import unknown_option
@@ -30,7 +30,7 @@ FAMILIES: dict[str, str] = {
 IN_PROCESS = frozenset({"bertscore"})
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_family(name: str) -> Family[Any, Any, Any]:
     """The family registered under ``name`` (``"bleu"``, ``"rouge"``, ``"anls"``, …)."""
     key = name.replace("-", "_").lower()
