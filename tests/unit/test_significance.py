@@ -112,3 +112,46 @@ def test_paired_inputs_must_align():
         paired_test_from_stats(ANLS, cfg, short, full)
     with pytest.raises(UnknownOptionError, match="paired test"):
         paired_test_from_stats(ANLS, cfg, full, full, test="t")
+
+
+def test_score_selects_one_value_of_a_result():
+    ci = nm.bootstrap_ci(SYSTEM, REFS, metric="chrf", n_samples=50, score="precision")
+    assert ci.score == nm.chrf(SYSTEM, REFS).precision
+    by_callable = nm.paired_bootstrap(BASE, SYSTEM, REFS, metric="chrf", n_samples=50, score=lambda r: r.recall)
+    assert by_callable.system == nm.chrf(SYSTEM, REFS).recall
+    with pytest.raises(InvalidInputError, match="no such value"):
+        nm.bootstrap_ci(SYSTEM, REFS, metric="chrf", n_samples=10, score="rougeL")
+
+
+def test_a_family_whose_score_holds_several_values():
+    """ROUGE's score is a mapping of its variants: the tests need to be told which one."""
+    import dataclasses
+
+    import numpy as np
+
+    from nlgmetrics.metrics.base import Family, Result
+    from nlgmetrics.stats import Stats, StatsBatch
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        pass
+
+    @dataclasses.dataclass(frozen=True)
+    class Counts(Stats):
+        same: int
+        total: int
+
+    def kernel(preds, refs, cfg):
+        same = np.fromiter((p == r for p, r in zip(preds, refs.first(), strict=True)), dtype=np.int64)
+        return StatsBatch(Counts, {"same": same, "total": np.ones(len(preds), dtype=np.int64)})
+
+    def formula(stats, cfg):
+        rate = stats.same / stats.total if stats.total else 0.0
+        return Result(score={"exact": rate, "wrong": 1 - rate})
+
+    family = Family("toy", Config, Counts, kernel, formula)
+    with pytest.raises(InvalidInputError, match="choose one with score"):
+        nm.bootstrap_ci(SYSTEM, REFS, metric=family, n_samples=10)
+    result = nm.paired_bootstrap(BASE, SYSTEM, REFS, metric=family, n_samples=100, score="exact")
+    assert result.system == 0.25
+    assert result.baseline == 0.0

@@ -140,18 +140,20 @@ def _stream_positions(streams: TokenStreams) -> tuple[np.ndarray, np.ndarray]:
     return pos, end
 
 
-def _unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``numpy.unique(keys, return_inverse=True)`` with a stable sort: keys arrive grouped by unit (their leading
-    digits), and a merge sort takes advantage of those sorted runs, several times faster than the quicksort
-    ``numpy.unique`` uses."""
-    perm = np.argsort(keys, kind="stable")
+def _unique_inverse(keys: np.ndarray, near: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``numpy.unique(keys, return_inverse=True)``, and the sorting permutation, with a stable (merge) sort.
+
+    The keys arrive grouped by unit (their leading digits) and a merge sort takes advantage of sorted runs,
+    several times faster than the quicksort of ``numpy.unique``. ``near`` is a permutation that already sorts
+    the keys by their leading digits (the previous order's): the sort then only fixes the order inside groups."""
+    perm = np.argsort(keys, kind="stable") if near is None else near[np.argsort(keys[near], kind="stable")]
     ordered = keys[perm]
     first = np.empty(len(ordered), dtype=bool)
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     inverse = np.empty(len(keys), dtype=np.int64)
     inverse[perm] = np.cumsum(first) - 1
-    return ordered[first], inverse
+    return ordered[first], inverse, perm
 
 
 def _column_counts(inverse: np.ndarray, column: np.ndarray, n_keys: int, columns: int) -> np.ndarray:
@@ -176,6 +178,7 @@ def build_index(
     levels: list[NgramLevel] = []
     rank = np.zeros(0, dtype=np.int64)
     unit_of_rank = np.zeros(0, dtype=np.int64)
+    perm = None
     for n in range(1, max_order + 1):
         if n == 1:
             keys = streams.unit[stream_of] * alphabet + streams.ids[pos]
@@ -183,7 +186,11 @@ def build_index(
             keep = pos + n <= end
             pos, end, stream_of, rank = pos[keep], end[keep], stream_of[keep], rank[keep]
             keys = rank * alphabet + streams.ids[pos + n - 1]
-        uniq, inverse = _unique_inverse(keys)
+            # the previous order's sort, restricted to the positions kept, sorts these keys by their prefix
+            renumber = np.cumsum(keep) - 1
+            assert perm is not None
+            perm = renumber[perm[keep[perm]]]
+        uniq, inverse, perm = _unique_inverse(keys, perm)
         if column is not None:
             counts = _column_counts(inverse, column[stream_of], len(uniq), columns)
         elif merge_max:
@@ -196,7 +203,8 @@ def build_index(
             counts = np.bincount(inverse, minlength=len(uniq))[:, None]
         prefix = uniq // alphabet
         unit = prefix if n == 1 else unit_of_rank[prefix]
-        first = width = None
+        first: np.ndarray | None = None
+        width: np.ndarray | None = None
         if n > 1:
             width = np.bincount(prefix, minlength=len(unit_of_rank))
             first = np.cumsum(width) - width
@@ -205,10 +213,10 @@ def build_index(
     tokens = np.unique(streams.ids) if len(streams.ids) else np.zeros(0, dtype=np.int64)
     table = None
     if levels and 0 < n_units * len(tokens) <= _DIRECT_TABLE_LIMIT:
-        first = levels[0]
+        unigrams = levels[0]
         table = np.full(n_units * len(tokens), -1, dtype=np.int32)
-        dense = np.searchsorted(tokens, first.keys % alphabet)
-        table[first.unit * len(tokens) + dense] = np.arange(len(first.keys), dtype=np.int32)
+        dense = np.searchsorted(tokens, unigrams.keys % alphabet)
+        table[unigrams.unit * len(tokens) + dense] = np.arange(len(unigrams.keys), dtype=np.int32)
     stream_column = column if column is not None else np.zeros(n_streams, dtype=np.int64)
     return NgramIndex(
         n_units,
@@ -240,9 +248,8 @@ def _find(level: NgramLevel, prefix: np.ndarray, last: np.ndarray, alphabet: int
         return np.where(keys[where] == target, where, -1)
     width = level.width[prefix]
     start = level.first[prefix]
-    out = np.where(width == 1, start, -1)
-    hit = out >= 0
-    out[hit] = np.where(keys[out[hit]] == target[hit], out[hit], -1)
+    np.minimum(start, len(keys) - 1, out=start)
+    out = np.where((width == 1) & (keys[start] == target), start, -1)
     many = np.flatnonzero(width > 1)
     if len(many):
         t = target[many]

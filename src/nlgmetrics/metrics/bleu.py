@@ -16,7 +16,7 @@ into a score; the presets pick one together with the tokenizer and smoothing of 
     Smoothing ``method0`` (default) ... ``method7`` of ``SmoothingFunction(epsilon, alpha, k)``, any weights,
     ``auto_reweigh``. NLTK counts ``max(1, #n-grams)`` in each segment's denominator, replaces a zero precision
     by ``sys.float_info.min`` without smoothing (hence scores like 1.4e-231), and smooths a corpus with the
-    lengths and 5-gram precision of its *last* sentence (methods 4-7); all of this is reproduced.
+    length and 5-gram precision of its *last* sentence (methods 5-7); all of this is reproduced.
 ``nltk-3.2`` (scale 0-1)
     NLTK 3.2's ``corpus_bleu`` without smoothing, which stopped the geometric mean at the first order without a
     match (``sentence_bleu([["a", "b", "c"]], ["a", "d", "a"])`` gave ``exp(log(1/3) / 4) = 0.7598``).
@@ -165,8 +165,12 @@ class BLEUConfig:
             check_number("smooth_value", self.smooth_value, minimum=0.0)
             if self.smoothing not in _SMOOTH_DEFAULTS:
                 raise InvalidInputError(f"smoothing {self.smoothing!r} takes no smooth_value")
-            if self.smoothing in ("method4", "method6", "method7") and self.smooth_value <= 0:
-                raise InvalidInputError(f"smooth_value of {self.smoothing} must be > 0, got {self.smooth_value!r}")
+            if self.smoothing in ("method4", "method6", "method7"):
+                if self.smooth_value <= 0:
+                    raise InvalidInputError(f"smooth_value of {self.smoothing} must be > 0, got {self.smooth_value!r}")
+                if isinstance(self.smooth_value, float) and self.smooth_value.is_integer():
+                    # NLTK's k and alpha are integers; 5.0 from a command line means SmoothingFunction(k=5)
+                    _set(self, "smooth_value", int(self.smooth_value))
         if self.effective_order and self.convention != "sacrebleu":
             raise InvalidInputError(
                 "effective_order is sacrebleu's option; NLTK's counterpart is auto_reweigh, Moses has none"
@@ -262,7 +266,12 @@ class _BLEUBatch(StatsBatch[BLEUStats]):
     """Per-segment BLEU statistics whose total keeps the last segment's tail instead of adding tails."""
 
     def total(self) -> BLEUStats:
-        out = super().total()
+        return self._keep_tail(super().total())
+
+    def exact_total(self) -> BLEUStats:
+        return self._keep_tail(super().exact_total())
+
+    def _keep_tail(self, out: BLEUStats) -> BLEUStats:
         if len(self) == 0:
             return out
         tail: dict[str, Any] = {name: int(self.columns[name][-1]) for name in _TAIL_FIELDS}

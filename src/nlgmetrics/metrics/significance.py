@@ -29,7 +29,6 @@ exact statistics. Randomness always comes from a local ``numpy.random.Generator`
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
@@ -44,7 +43,6 @@ from ..stats import Stats, StatsBatch
 from .base import Family
 
 __all__ = [
-    "METRICS",
     "ConfidenceInterval",
     "PairedTestResult",
     "bootstrap_ci",
@@ -54,17 +52,6 @@ __all__ = [
     "paired_test_from_stats",
 ]
 
-#: Families by name, imported on first use. Any other :class:`Family` object can be passed as ``metric``.
-METRICS: dict[str, str] = {
-    "bleu": "nlgmetrics.metrics.bleu:BLEU",
-    "chrf": "nlgmetrics.metrics.chrf:CHRF",
-    "ter": "nlgmetrics.metrics.ter:TER",
-    "anls": "nlgmetrics.metrics.anls:ANLS",
-    "nls": "nlgmetrics.metrics.edit:NLS",
-    "edit_distance": "nlgmetrics.metrics.edit:EDIT_DISTANCE",
-    "cer": "nlgmetrics.metrics.edit:CER",
-    "wer": "nlgmetrics.metrics.edit:WER",
-}
 SEED = 12345
 PRECISIONS = ("auto", "float32", "float64")
 
@@ -128,12 +115,12 @@ def _plain(value: Any) -> Any:
 
 # ---------------------------------------------------------------------------------------------- statistics
 def _family(metric: str | Family[Any, Any, Any]) -> Family[Any, Any, Any]:
+    """A family object, or one named in :data:`nlgmetrics.metrics.catalog.FAMILIES`."""
     if isinstance(metric, Family):
         return metric
-    if metric not in METRICS:
-        raise unknown_option("metric", metric, list(METRICS))
-    module, _, attr = METRICS[metric].partition(":")
-    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+    from .catalog import get_family
+
+    return get_family(metric)
 
 
 def _resolve_precision(precision: str, family: Family[Any, Any, Any], config: Any) -> str:
@@ -500,7 +487,7 @@ def paired_bootstrap(
     bl = _segment_stats(family, baseline, references, config)
     sy = _segment_stats(family, system, references, config)
     return paired_test_from_stats(
-        family, config, bl, sy, test="bs", n_samples=n_samples, seed=seed, precision=precision
+        family, config, bl, sy, test="bs", n_samples=n_samples, seed=seed, precision=precision, score=score
     )
 
 
