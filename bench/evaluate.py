@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             (pair, str(len(systems)), fmt_time(t_ours), fmt_time(t_peer), f"{t_peer / t_ours:.1f}×", f"{worst:.4f}")
         )
+        print("  ".join(rows[-1]), file=sys.stderr, flush=True)  # progress: sacrebleu's TER takes minutes
         total_ours += t_ours
         total_peer += t_peer
         peak_ours = max(peak_ours, rss_ours)
