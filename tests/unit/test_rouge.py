@@ -341,3 +341,23 @@ def test_configs_differing_only_in_workers_merge():
     a.update(["a b"], ["a b c"])
     b.update(["c"], ["c"])
     assert a.merge(b).compute().count == 2
+
+
+def test_more_distinct_tokens_than_code_points(monkeypatch):
+    import nlgmetrics.metrics.rouge_kernel as kernel
+
+    want = nm.rouge(PREDS, REFS, segments=True)
+    monkeypatch.setattr(kernel, "ID_STRING_LIMIT", 2)  # token ids go to rapidfuzz as lists instead of strings
+    assert nm.rouge(PREDS, REFS, segments=True).segments == want.segments
+
+
+def test_large_batches_are_chunked_without_changing_a_number(monkeypatch):
+    import nlgmetrics.metrics.rouge as module
+
+    preds = [f"the cat {i} sat\non the mat {i % 3}" for i in range(50)]
+    refs = [[f"a cat {i} sat", f"the mat {i % 4}\nof cats"] for i in range(50)]
+    want = nm.rouge(preds, refs, use_stemmer=True, segments=True)
+    monkeypatch.setattr(module, "CHUNK_SEGMENTS", 7)
+    got = nm.rouge(preds, refs, use_stemmer=True, segments=True)
+    assert got.segments == want.segments
+    assert got.score == want.score

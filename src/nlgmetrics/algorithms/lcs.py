@@ -33,6 +33,7 @@ from rapidfuzz.process import cpdist
 from .rouge_counts import _length_order
 
 __all__ = [
+    "ID_STRING_LIMIT",
     "canonical_lcs_positions",
     "id_strings",
     "lcs_lengths",
@@ -40,7 +41,8 @@ __all__ = [
     "weighted_lcs_marks",
 ]
 
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+#: The largest token id :func:`id_strings` can encode (code points, without the surrogate block).
+ID_STRING_LIMIT = 0x10FFFF - 0x800
 #: LOW[k] has the k lowest bits set (k = 0..64).
 _LOW = np.array([(1 << k) - 1 for k in range(65)], dtype=np.uint64)
 #: BIT[k] = 1 << k (k = 0..63).
@@ -60,7 +62,7 @@ def id_strings(ids: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[st
     The whole id column is decoded once (UTF-32) and sliced, so this costs one slice per sequence. Ids must lie
     in ``[0, 0x10F7FF]``; they skip the surrogate block, which is not valid in a string.
     """
-    if len(ids) and int(ids.max()) > 0x10FFFF - 0x800:
+    if len(ids) and int(ids.max()) > ID_STRING_LIMIT:
         raise ValueError("too many distinct tokens to encode as code points")
     cps = ids.astype(np.uint32) + np.where(ids >= 0xD800, 0x800, 0).astype(np.uint32)
     text = cps.astype("<u4").tobytes().decode("utf-32-le")

@@ -21,7 +21,7 @@ Presets and the exact commands they reproduce:
 ``rouge155-empty-db``
     The same script after the ``buildExeptionDB.pl`` repair command copied into many pyrouge install guides,
     which rebuilds its WordNet exception database empty, so that ``-m`` is Porter stemming alone. The
-    ROUGE-1.5.5 outputs distributed with SummEval were made this way.
+    ROUGE-1.5.5 outputs on SummEval that the parity tests compare with were made this way.
 
 With no preset, the configuration is the ``rouge-score`` one with the ``unicode`` tokenizer: identical numbers
 on ASCII text, while letters of other scripts are kept (rouge-score deletes them, so two identical Japanese
@@ -67,6 +67,8 @@ DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 
 #: Batches with at least this many segments are spread over ``workers`` processes.
 PARALLEL_MIN_SEGMENTS = 2000
+#: Larger batches are scored in chunks of this many segments, whose arrays stay in the processor's caches.
+CHUNK_SEGMENTS = 6000
 
 
 class RougeScore(NamedTuple):
@@ -354,21 +356,26 @@ def _split(preds: list[str], refs: ReferenceSets, parts: int) -> list[tuple[list
     return out
 
 
-def _parallel_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> dict[str, np.ndarray]:
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
+def _chunked_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> dict[str, np.ndarray]:
+    """The columns of a large batch, chunk by chunk (segments are independent, so chunks change no number);
+    over ``workers`` processes when there are several."""
+    parts = _split(preds, refs, max(-(-len(preds) // CHUNK_SEGMENTS), cfg.workers))
+    if cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
 
-    parts = _split(preds, refs, cfg.workers)
-    method = "fork" if "fork" in mp.get_all_start_methods() and os.name == "posix" else "spawn"
-    with ProcessPoolExecutor(max_workers=cfg.workers, mp_context=mp.get_context(method)) as pool:
-        results = list(pool.map(_chunk_columns, [(p, r, cfg) for p, r in parts]))
+        method = "fork" if "fork" in mp.get_all_start_methods() and os.name == "posix" else "spawn"
+        with ProcessPoolExecutor(max_workers=cfg.workers, mp_context=mp.get_context(method)) as pool:
+            results = list(pool.map(_chunk_columns, [(p, r, cfg) for p, r in parts]))
+    else:
+        results = [rouge_columns(p, r, cfg) for p, r in parts]
     return {k: np.concatenate([r[k] for r in results], axis=0) for k in results[0]}
 
 
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
     _warn_dropped(preds, refs, cfg)
-    if cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS:
-        cols = _parallel_columns(preds, refs, cfg)
+    if len(preds) > CHUNK_SEGMENTS or (cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS):
+        cols = _chunked_columns(preds, refs, cfg)
     else:
         cols = rouge_columns(preds, refs, cfg)
     out: dict[str, np.ndarray] = {}

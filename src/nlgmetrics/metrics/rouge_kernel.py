@@ -2,10 +2,10 @@
 
 The kernel works on the whole batch at once. Every text is encoded into one column of integer token ids
 (:func:`~nlgmetrics.text.rouge_tokenize.encode_texts`); each prediction is paired with each of its references;
-the matches of every pair come from a few vectorised passes (clipped n-gram overlaps from one sort of
-``(pair, n-gram)`` keys, LCS lengths from rapidfuzz, union LCS from the bit-parallel kernel of
-:mod:`nlgmetrics.algorithms.lcs`); then each segment keeps its best reference or pools them, and the pair
-counts become precision, recall and F with the chosen reference tool's arithmetic.
+the matches of every pair come from a few vectorised passes (clipped n-gram overlaps from sorting each pair's
+n-grams, LCS lengths from rapidfuzz, union LCS from the bit-parallel kernel of :mod:`nlgmetrics.algorithms.lcs`);
+then each segment keeps its best reference or pools them, and the pair counts become precision, recall and F
+with the chosen reference tool's arithmetic. Identical texts are encoded once.
 
 This module holds no public API; :mod:`nlgmetrics.metrics.rouge` declares the family around it.
 """
@@ -13,6 +13,7 @@ This module holds no public API; :mod:`nlgmetrics.metrics.rouge` declares the fa
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._inputs import ReferenceSets
-from ..algorithms.lcs import id_strings, lcs_lengths, union_lcs_marks, weighted_lcs_marks
+from ..algorithms.lcs import ID_STRING_LIMIT, id_strings, lcs_lengths, union_lcs_marks, weighted_lcs_marks
 from ..algorithms.rouge_counts import GroupedKeys, clipped_overlap, group_rows, ngram_ids, ragged_arange
 from ..algorithms.rouge_counts import skip_bigram_ids as _skip_bigram_ids
 from ..errors import UnknownOptionError
@@ -142,9 +143,17 @@ class _Batch:
             self._with_uid = with_uid
         return self._unigrams
 
-    def strings(self) -> list[str]:
+    def strings(self) -> list[Any]:
+        """Every text as a string of one code point per token (rapidfuzz's fastest input), or as a list of ids
+        when there are more distinct tokens than code points."""
         if self._strings is None:
-            self._strings = id_strings(self.enc.tokens, self.enc.text_start[:-1], self.enc.text_start[1:])
+            enc = self.enc
+            if enc.vocab_size <= ID_STRING_LIMIT:
+                self._strings = id_strings(enc.tokens, enc.text_start[:-1], enc.text_start[1:])
+            else:
+                ids = enc.tokens.tolist()
+                bounds = enc.text_start.tolist()
+                self._strings = [ids[a:b] for a, b in itertools.pairwise(bounds)]
         return self._strings
 
     def text_lcs(self) -> np.ndarray:
