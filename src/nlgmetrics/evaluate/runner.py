@@ -31,7 +31,7 @@ from ..stats import StatsBatch
 from .sources import Source, as_source, chunked_rows
 from .spec import MetricSpec, parse_metrics
 
-__all__ = ["Evaluation", "SystemScore", "evaluate"]
+__all__ = ["Column", "Evaluation", "SystemScore", "evaluate"]
 
 
 # ---------------------------------------------------------------------------------------------- results
@@ -55,11 +55,25 @@ class SystemScore:
 
 
 @dataclasses.dataclass(frozen=True)
+class Column:
+    """A column of the table: a metric spec and, for metrics whose score holds several values (ROUGE types),
+    which one."""
+
+    label: str
+    spec: MetricSpec
+    select: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+@dataclasses.dataclass(frozen=True)
 class Evaluation:
     """Everything an evaluation run computed. ``scores[metric_label][system]`` is a :class:`SystemScore`."""
 
     systems: tuple[str, ...]
-    metrics: tuple[MetricSpec, ...]
+    metrics: tuple[Column, ...]
     signatures: dict[str, str]
     scores: dict[str, dict[str, SystemScore]]
     n_segments: int
@@ -76,8 +90,9 @@ class Evaluation:
             "metrics": {
                 m.label: {
                     "name": m.name,
-                    "preset": m.preset,
-                    "options": {k: list(v) if isinstance(v, tuple) else v for k, v in m.options.items()},
+                    "preset": m.spec.preset,
+                    "options": {k: list(v) if isinstance(v, tuple) else v for k, v in m.spec.options.items()},
+                    **({"score": m.select} if m.select is not None else {}),
                     "signature": self.signatures[m.label],
                 }
                 for m in self.metrics
@@ -302,34 +317,42 @@ def evaluate(
     scores: dict[str, dict[str, SystemScore]] = {}
     segment_scores: dict[str, dict[str, tuple[float, ...]]] = {}
     signatures: dict[str, str] = {}
+    columns_of: dict[str, list[tuple[str, str | None]]] = {}
     for spec in specs:
         fam, cfg = families[spec.label], configs[spec.label]
-        scores[spec.label] = {}
         for name in names:
             key = (spec.label, name)
             result = fam.finalize(totals[key], cfg)
-            signatures[spec.label] = result.signature
-            ci = paired = None
-            if bootstrap > 0:
-                ci = bootstrap_ci_from_stats(
-                    fam, cfg, batches[key], n_samples=bootstrap, seed=seed, confidence=confidence
-                ).to_dict()
-            if baseline is not None and test is not None and name != baseline:
-                paired = paired_test_from_stats(
-                    fam,
-                    cfg,
-                    batches[(spec.label, baseline)],
-                    batches[key],
-                    test=test,
-                    n_samples=paired_samples,
-                    seed=seed,
-                ).to_dict()
-            d = result.to_dict()
-            d.pop("signature", None)
-            d.pop("segments", None)
-            scores[spec.label][name] = SystemScore(score=d.pop("score"), result=d, ci=ci, paired=paired)
-            if keep_segments:
-                segment_scores.setdefault(spec.label, {})[name] = fam.segment_scores(batches[key], cfg)
+            if spec.label not in columns_of:
+                columns_of[spec.label] = _columns(spec, result)
+            for column, select in columns_of[spec.label]:
+                signatures[column] = result.signature
+                ci = paired = None
+                if bootstrap > 0:
+                    ci = bootstrap_ci_from_stats(
+                        fam, cfg, batches[key], n_samples=bootstrap, seed=seed, confidence=confidence, score=select
+                    ).to_dict()
+                if baseline is not None and test is not None and name != baseline:
+                    paired = paired_test_from_stats(
+                        fam,
+                        cfg,
+                        batches[(spec.label, baseline)],
+                        batches[key],
+                        test=test,
+                        n_samples=paired_samples,
+                        seed=seed,
+                        score=select,
+                    ).to_dict()
+                d = result.to_dict()
+                d.pop("signature", None)
+                d.pop("segments", None)
+                value = d.pop("score")
+                if select is not None:
+                    value = value[select]
+                scores.setdefault(column, {})[name] = SystemScore(score=value, result=d, ci=ci, paired=paired)
+                if keep_segments:
+                    per = fam.segment_scores(batches[key], cfg)
+                    segment_scores.setdefault(column, {})[name] = tuple(_segment_value(v, select) for v in per)
     settings = {
         "bootstrap": bootstrap,
         "confidence": confidence,
@@ -338,9 +361,12 @@ def evaluate(
         "seed": seed,
         "chunk_size": chunk_size,
     }
+    columns = tuple(
+        Column(label=column, spec=spec, select=select) for spec in specs for column, select in columns_of[spec.label]
+    )
     return Evaluation(
         systems=tuple(names),
-        metrics=tuple(specs),
+        metrics=columns,
         signatures=signatures,
         scores=scores,
         n_segments=n_segments,
@@ -348,6 +374,27 @@ def evaluate(
         settings=settings,
         segment_scores=segment_scores,
     )
+
+
+def _columns(spec: MetricSpec, result: Any) -> list[tuple[str, str | None]]:
+    """The table columns of one metric: one, or one per value when the score holds several (ROUGE types),
+    unless the spec picks one with ``score=``."""
+    select = spec.select
+    if isinstance(result.score, Mapping):
+        if select is not None:
+            if select not in result.score:
+                raise InvalidInputError(f"{spec.label}: score={select!r} is not one of {', '.join(result.score)}")
+            return [(spec.label, select)]
+        return [(f"{spec.label}-{k}" if len(result.score) > 1 else spec.label, k) for k in result.score]
+    return [(spec.label, None)]
+
+
+def _segment_value(value: Any, select: str | None) -> float:
+    if select is not None and isinstance(value, Mapping):
+        value = value[select]
+    if hasattr(value, "fmeasure"):
+        value = value.fmeasure
+    return float(value)
 
 
 def _progress_bar(enabled: bool, sources: Sequence[Source], per_segment: int) -> Any:

@@ -23,6 +23,8 @@ class MetricSpec:
     label: str
     preset: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: For a metric whose score holds several values (ROUGE's types): the one to report. ``None``: all.
+    select: str | None = None
 
     def family(self) -> Any:
         return get_family(self.name)
@@ -32,7 +34,7 @@ class MetricSpec:
 
     def key(self) -> tuple[Any, ...]:
         """A hashable identity (for caches and worker-side config memoisation)."""
-        return (self.name, self.preset, tuple(sorted((k, _freeze(v)) for k, v in self.options.items())))
+        return (self.name, self.preset, tuple(sorted((k, _freeze(v)) for k, v in self.options.items())), self.select)
 
 
 def _freeze(value: Any) -> Any:
@@ -54,7 +56,8 @@ def _parse_value(text: str) -> Any:
 
 def parse_metric(value: str | Mapping[str, Any] | MetricSpec) -> MetricSpec:
     """Parse ``"bleu"``, ``"chrf:word_order=2"``, ``"rouge:rouge_types=rouge1/rouge2/rougeL,use_stemmer=true"``,
-    ``"bleu:label=bleu-char,tokenize=char"``, a JSON object string, or a mapping with ``name`` and options."""
+    ``"bleu:label=bleu-char,tokenizer=char"``, a JSON object string, or a mapping with ``name`` and options.
+    ``score=`` picks one value of a metric whose score holds several (``"rouge:score=rougeL"``)."""
     if isinstance(value, MetricSpec):
         value.config()  # validate early
         return value
@@ -76,13 +79,14 @@ def parse_metric(value: str | Mapping[str, Any] | MetricSpec) -> MetricSpec:
             value = {"name": name.strip(), **opts}
     if not isinstance(value, Mapping) or "name" not in value:
         raise InvalidInputError(f"a metric needs a name, got {value!r}")
-    options = {k: v for k, v in value.items() if k not in ("name", "label", "preset")}
+    options = {k: v for k, v in value.items() if k not in ("name", "label", "preset", "score")}
     name = str(value["name"])
     spec = MetricSpec(
         name=name,
         label=str(value.get("label") or name),
         preset=value.get("preset"),
         options={k: tuple(v) if isinstance(v, list) else v for k, v in options.items()},
+        select=value.get("score"),
     )
     spec.config()  # unknown metric, preset or option: fail before reading any file
     return spec

@@ -1,0 +1,50 @@
+"""On the shared WMT22 and SummEval data, ``evaluate`` reproduces the single-metric numbers per system."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import nlgmetrics as nm
+from nlgmetrics.evaluate import evaluate
+
+N = 300  # segments per system: enough to exercise chunking and every system, cheap enough for CI
+
+
+def _lines(path, n=N):
+    with open(path, encoding="utf-8") as fh:
+        return [next(fh).rstrip("\n") for _ in range(n)]
+
+
+@pytest.mark.parametrize(("pair", "tokenizer"), [("en-ja", "char"), ("en-zh", "zh")])
+def test_wmt22_every_system_equals_the_single_metric_functions(shared_data, pair, tokenizer):
+    root = shared_data / "wmt22"
+    ref_files = sorted((root / "references").glob(f"generaltest2022.{pair}.ref.*"))
+    sys_files = sorted((root / "system-outputs").glob(f"generaltest2022.{pair}.hyp.*"))
+    assert ref_files and sys_files
+    refs = [list(r) for r in zip(*[_lines(p) for p in ref_files], strict=True)]
+    systems = {p.name.split(".hyp.")[1]: _lines(p) for p in sys_files}
+    metrics = [f"bleu:tokenizer={tokenizer}", "chrf", "ter", "rouge:label=rougeL,rouge_types=rougeL"]
+    ev = evaluate(refs, systems, metrics, bootstrap=0, test=None, jobs=2, chunk_size=128)
+    for name, preds in systems.items():
+        assert ev.scores["bleu"][name].score == nm.bleu(preds, refs, tokenizer=tokenizer).score
+        assert ev.scores["chrf"][name].score == nm.chrf(preds, refs).score
+        assert ev.scores["ter"][name].score == nm.ter(preds, refs).score
+        assert ev.scores["rougeL"][name].score == nm.rouge(preds, refs, rouge_types=["rougeL"]).score["rougeL"]
+
+
+def test_summeval_rouge_equals_the_single_metric_function(shared_data):
+    rows = [json.loads(line) for line in (shared_data / "summeval" / "summeval.jsonl").open(encoding="utf-8")][:40]
+    systems: dict[str, list[str]] = {}
+    refs = []
+    for row in rows:
+        refs.append(row["ref_summs"])
+        for name, out in row["sys_summs"].items():
+            systems.setdefault(name, []).append(out["sys_summ"])
+    systems = dict(list(systems.items())[:4])
+    ev = evaluate(refs, systems, ["rouge:preset=rouge-score,use_stemmer=true"], bootstrap=0, test=None)
+    for name, preds in systems.items():
+        expected = nm.rouge(preds, refs, preset="rouge-score", use_stemmer=True).score
+        for key, value in expected.items():
+            assert ev.scores[f"rouge-{key}"][name].score == value
