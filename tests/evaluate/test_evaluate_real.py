@@ -22,7 +22,8 @@ def test_wmt22_every_system_equals_the_single_metric_functions(shared_data, pair
     root = shared_data / "wmt22"
     ref_files = sorted((root / "references").glob(f"generaltest2022.{pair}.ref.*"))
     sys_files = sorted((root / "system-outputs").glob(f"generaltest2022.{pair}.hyp.*"))
-    assert ref_files and sys_files
+    assert ref_files
+    assert sys_files
     refs = [list(r) for r in zip(*[_lines(p) for p in ref_files], strict=True)]
     systems = {p.name.split(".hyp.")[1]: _lines(p) for p in sys_files}
     metrics = [f"bleu:tokenizer={tokenizer}", "chrf", "ter", "rouge:label=rougeL,rouge_types=rougeL"]
