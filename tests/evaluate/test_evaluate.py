@@ -135,3 +135,32 @@ def test_json_is_complete():
     assert data["systems"]["good"]["wer"]["paired"]["p_value"] > 0
     assert data["metrics"]["wer"]["signature"].startswith("wer|")
     assert "日本" in ev.table()
+
+
+def test_cache_reuses_statistics_and_never_goes_stale(tmp_path, monkeypatch):
+    from nlgmetrics.evaluate import runner
+
+    ref = write_lines(tmp_path / "ref.txt", REFS)
+    a = write_lines(tmp_path / "a.txt", SYSTEMS["base"])
+    b = write_lines(tmp_path / "b.txt", SYSTEMS["good"])
+    cache = str(tmp_path / "cache")
+    first = evaluate([ref], {"a": a}, ["wer", "nls"], bootstrap=10, seed=1, cache_dir=cache)
+    calls = []
+    real = runner._stats_task
+    monkeypatch.setattr(runner, "_stats_task", lambda spec, p, r: calls.append(spec.label) or real(spec, p, r))
+    second = evaluate([ref], {"a": a, "b": b}, ["wer", "nls"], bootstrap=10, seed=1, cache_dir=cache)
+    assert sorted(set(calls)) == ["nls", "wer"]  # only system b was computed ...
+    assert len(calls) == 2  # ... once per metric (one chunk): nothing for a
+    assert second.scores["wer"]["a"] == first.scores["wer"]["a"]
+    uncached = evaluate([ref], {"a": a, "b": b}, ["wer", "nls"], bootstrap=10, seed=1)
+    assert second.to_json() == uncached.to_json()
+    # a different setting is a different key: nothing stale
+    calls.clear()
+    evaluate([ref], {"a": a}, ["wer:substitution_cost=2"], bootstrap=0, test=None, cache_dir=cache)
+    assert calls == ["wer"]
+    # changed content is a different key too (the key is the content, not the file name)
+    write_lines(tmp_path / "a.txt", SYSTEMS["日本"])
+    calls.clear()
+    changed = evaluate([ref], {"a": a}, ["wer"], bootstrap=0, test=None, cache_dir=cache)
+    assert calls == ["wer"]
+    assert changed.scores["wer"]["a"].score == nm.wer(SYSTEMS["日本"], REFS).score

@@ -70,6 +70,11 @@ class EvaluateCommand(Command):
         run.add_argument("--seed", type=int, metavar="N", help="seed of all resampling (default: 12345)")
         run.add_argument("--jobs", type=int, metavar="N", help="worker processes (the result does not depend on it)")
         run.add_argument("--chunk-size", type=int, metavar="N", help="segments per unit of work (default: 1000)")
+        run.add_argument(
+            "--cache",
+            metavar="DIR",
+            help="keep per-segment statistics here; a re-run reuses those whose signature and inputs are unchanged",
+        )
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
         out.add_argument("--output", metavar="FILE", help="also write the JSON result to FILE")
@@ -115,6 +120,7 @@ class EvaluateCommand(Command):
             ref_field=ref_field,
             pred_field=pred_field,
             keep_segments=bool(report),
+            cache_dir=pick(args.cache, "cache", None),
             progress=not args.quiet and sys.stderr.isatty(),
         )
         text = ev.to_json()

@@ -220,6 +220,7 @@ def evaluate(
     pred_field: str | None = None,
     keep_segments: bool = False,
     progress: bool = False,
+    cache_dir: str | None = None,
 ) -> Evaluation:
     """Score every system on every metric.
 
@@ -229,7 +230,10 @@ def evaluate(
     give each score a confidence interval (0 turns them off); with a ``baseline``, every other system gets a
     paired test (``test="bs"`` paired bootstrap, ``"ar"`` approximate randomization, ``None`` none) with
     ``paired_samples`` resamples (sacrebleu's defaults when ``None``). ``jobs`` worker processes share the work;
-    the result does not depend on it.
+    the result does not depend on it. With ``cache_dir``, the per-segment statistics of every (metric, system)
+    are stored under a key made of the metric's signature, the chunk size and digests of the reference and
+    system contents; a re-run (say, with one more system) loads them instead of tokenising and counting again,
+    and a change of any setting or input changes the key, so nothing stale is ever reused.
 
     >>> ev = evaluate([["the cat sat"], ["a dog"]], {"a": ["the cat sat", "a dog"], "b": ["the cat", "dog"]},
     ...               ["wer", "nls"], baseline="a", bootstrap=0, test=None)
@@ -267,16 +271,33 @@ def evaluate(
     n_segments = 0
     bar = _progress_bar(progress, ref_sources + sys_sources, len(specs) * len(names))
 
+    def add(key: tuple[str, str], cols: dict[str, np.ndarray]) -> None:
+        batch = StatsBatch(families[key[0]].stats_cls, cols)
+        totals[key] = totals[key] + batch.total()
+        if need_segments or cache is not None:
+            columns[key].append(cols)
+        if bar is not None:
+            bar.update(len(batch))
+
     def collect(block: bool) -> None:
         while pending and (block or pending[0][1].done() or len(pending) > limit):
             key, fut = pending.popleft()
-            cols = fut.result()
-            batch = StatsBatch(families[key[0]].stats_cls, cols)
-            totals[key] = totals[key] + batch.total()
-            if need_segments:
-                columns[key].append(cols)
-            if bar is not None:
-                bar.update(len(batch))
+            add(key, fut.result())
+
+    cache = (
+        _StatsCache(cache_dir, specs, configs, ref_sources, dict(zip(names, sys_sources, strict=True)), chunk_size)
+        if (cache_dir)
+        else None
+    )
+    cached = set()
+    if cache is not None:
+        for spec in specs:
+            for name in names:
+                stored = cache.load(spec, name)
+                if stored is not None:
+                    cached.add((spec.label, name))
+                    for cols in stored:
+                        add((spec.label, name), cols)
 
     try:
         n_refs = len(ref_sources)
@@ -291,6 +312,8 @@ def evaluate(
                 for i, p in enumerate(preds):
                     _check_value(p, sys_sources[k], n_segments + i, reference=False)
                 for spec in specs:
+                    if (spec.label, name) in cached:
+                        continue
                     executor = inline if spec.name in IN_PROCESS else pool
                     pending.append(((spec.label, name), executor.submit(_stats_task, spec, preds, refs_chunk)))
             n_segments += len(rows)
@@ -302,6 +325,10 @@ def evaluate(
             bar.close()
     if n_segments == 0:
         raise InvalidInputError("the inputs hold no segment: there is nothing to score (an empty corpus)")
+    if cache is not None:
+        for key, cols in columns.items():
+            if key not in cached:
+                cache.save(next(sp for sp in specs if sp.label == key[0]), key[1], cols)
 
     from ..metrics.significance import bootstrap_ci_from_stats, paired_test_from_stats
 
@@ -374,6 +401,80 @@ def evaluate(
         settings=settings,
         segment_scores=segment_scores,
     )
+
+
+class _StatsCache:
+    """Per-segment statistics on disk, keyed by signature, chunk size and input digests."""
+
+    def __init__(
+        self,
+        root: str,
+        specs: Sequence[MetricSpec],
+        configs: Mapping[str, Any],
+        ref_sources: Sequence[Source],
+        sys_sources: Mapping[str, Source],
+        chunk_size: int,
+    ) -> None:
+        import hashlib
+        import os
+
+        from ..metrics.base import signature_of
+
+        self.root = root
+        os.makedirs(root, exist_ok=True)
+        refs_digest = "+".join(_digest(src) for src in ref_sources)
+        self.keys: dict[tuple[str, str], str] = {}
+        for name, src in sys_sources.items():
+            sys_digest = _digest(src)
+            for spec in specs:
+                sig = signature_of(spec.family(), configs[spec.label])
+                raw = f"{sig}|{spec.key()!r}|chunk:{chunk_size}|refs:{refs_digest}|sys:{sys_digest}"
+                self.keys[(spec.label, name)] = hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+    def _path(self, spec: MetricSpec, name: str) -> str:
+        import os
+
+        return os.path.join(self.root, f"{spec.name}-{self.keys[(spec.label, name)][:32]}.npz")
+
+    def load(self, spec: MetricSpec, name: str) -> list[dict[str, np.ndarray]] | None:
+        import os
+
+        path = self._path(spec, name)
+        if not os.path.isfile(path):
+            return None
+        with np.load(path, allow_pickle=False) as data:
+            n = int(data["n_chunks"])
+            fields = spec.family().stats_cls.field_names()
+            return [{f: data[f"{i}:{f}"] for f in fields} for i in range(n)]
+
+    def save(self, spec: MetricSpec, name: str, chunks: Sequence[dict[str, np.ndarray]]) -> None:
+        import os
+        import tempfile
+
+        arrays: dict[str, np.ndarray] = {"n_chunks": np.asarray(len(chunks))}
+        for i, cols in enumerate(chunks):
+            for f, v in cols.items():
+                arrays[f"{i}:{f}"] = v
+        fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".npz")
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, self._path(spec, name))  # atomic: a reader never sees half a file
+
+
+def _digest(source: Source) -> str:
+    """A content digest of a source: its bytes for files, its values for lists."""
+    import hashlib
+
+    h = hashlib.sha256()
+    path = getattr(source, "path", None)
+    if path is not None:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        h.update(f"|field:{getattr(source, 'field', '')}".encode())
+    else:
+        h.update(json.dumps(list(source), ensure_ascii=False).encode("utf-8"))
+    return h.hexdigest()
 
 
 def _columns(spec: MetricSpec, result: Any) -> list[tuple[str, str | None]]:
