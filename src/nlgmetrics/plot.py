@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib.util
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InvalidInputError, MissingDependencyError
+from .metrics.bertscore_models import warn
 
 __all__ = ["Heatmap", "bertscore_heatmap", "cjk_fonts", "draw_heatmap"]
 
@@ -183,12 +183,10 @@ def draw_heatmap(
         )
     families, missing = _families([*candidate_tokens, *reference_tokens, title])
     if missing:
-        warnings.warn(
+        warn(
             f"bertscore heatmap: no installed font has the character(s) {''.join(sorted(missing))!r}; they are drawn "
             "as U+FFFD. Install a font that covers them (for example: pip install matplotlib-fontja, or the Noto "
             "Sans CJK fonts)",
-            UserWarning,
-            stacklevel=2,
         )
 
     def clean(text: str) -> str:

@@ -45,8 +45,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib.metadata
+import math
 import struct
-import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -58,7 +58,7 @@ from ..errors import InvalidInputError, MissingDependencyError, unknown_option
 from ..signature import build_signature, sig_field
 from ..stats import Stats, StatsBatch
 from .base import Family, Result, check_reduction, safe_div
-from .bertscore_models import find_baseline, resolve_model, resolve_num_layers
+from .bertscore_models import find_baseline, resolve_model, resolve_num_layers, warn
 
 __all__ = [
     "BERTSCORE",
@@ -122,12 +122,7 @@ class IdfWeights:
             for token in set(doc):
                 df[token] += 1
         ids = sorted(df)
-        return cls(
-            tuple(ids),
-            tuple(float(np.log((m + 1) / (df[i] + 1))) for i in ids),
-            float(np.log(m + 1)),
-            m,
-        )
+        return cls(tuple(ids), tuple(math.log((m + 1) / (df[i] + 1)) for i in ids), math.log(m + 1), m)
 
     @classmethod
     def coerce(cls, value: Any) -> IdfWeights:
@@ -342,26 +337,20 @@ def _kernel(preds: list[str], refs: ReferenceSets, cfg: BERTScoreConfig) -> Stat
 
 def _warn(scores: Any, max_length: int, n: int) -> None:
     if scores.empty_texts:
-        warnings.warn(
+        warn(
             f"bertscore: {int(scores.empty.sum())} of {n} segment(s) have an empty prediction or only empty references "
-            f"({scores.empty_texts} distinct empty or whitespace-only text(s)); they score 0",
-            UserWarning,
-            stacklevel=5,
+            f"({scores.empty_texts} distinct empty or whitespace-only text(s)); they score 0"
         )
     if scores.truncated_texts:
-        warnings.warn(
+        warn(
             f"bertscore: {scores.truncated_texts} text(s) are longer than the model's maximum of {max_length} tokens "
             f"and were truncated (as bert-score does), in {int(scores.truncated.sum())} of {n} segment(s); "
-            "pass long_inputs='window' (CLI: --long-inputs window) to score them whole",
-            UserWarning,
-            stacklevel=5,
+            "pass long_inputs='window' (CLI: --long-inputs window) to score them whole"
         )
     if scores.zero_weight_texts:
-        warnings.warn(
+        warn(
             f"bertscore: {scores.zero_weight_texts} text(s) have idf weight 0 on every token (each of their tokens is "
-            "in every reference); their precision or recall is set to 0 (bert-score gives NaN)",
-            UserWarning,
-            stacklevel=5,
+            "in every reference); their precision or recall is set to 0 (bert-score gives NaN)"
         )
 
 
@@ -396,9 +385,7 @@ class BERTScoreFamily(Family[BERTScoreConfig, BERTScoreStats, BERTScoreResult]):
             if options.get("idf_weights") is not None:
                 raise InvalidInputError("give idf_references or idf_weights, not both")
             base = super().make_config(preset, **{**options, "idf": False})
-            options["idf_weights"] = bertscore_idf(
-                idf_references, model=base.model, num_layers=base.num_layers, long_inputs=base.long_inputs
-            )
+            options["idf_weights"] = bertscore_idf(idf_references, model=base.model, long_inputs=base.long_inputs)
         cfg = super().make_config(preset, **options)
         if cfg.idf and cfg.idf_weights is None:
             raise InvalidInputError(
@@ -508,7 +495,6 @@ def bertscore_idf(
     *,
     model: str | None = None,
     lang: str | None = None,
-    num_layers: int | None = None,
     long_inputs: str = "truncate",
 ) -> IdfWeights:
     """bert-score's idf table over a reference corpus (``get_idf_dict``): ``ln((M + 1) / (df + 1))`` per token id

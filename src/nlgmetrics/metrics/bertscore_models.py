@@ -23,6 +23,7 @@ import dataclasses
 import importlib.util
 import io
 import os
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -50,6 +51,7 @@ __all__ = [
     "read_baseline",
     "resolve_model",
     "resolve_num_layers",
+    "warn",
     "write_baseline",
 ]
 
@@ -226,6 +228,26 @@ BASELINE_ENV = "NLGMETRICS_BERTSCORE_BASELINES"
 _INSTALL = "pip install 'nlgmetrics[bertscore]'"
 
 
+_PACKAGE = str(Path(__file__).resolve().parents[1])
+
+
+def warn(message: str) -> None:
+    """``warnings.warn(message)`` attributed to the caller's code, the first frame outside nlgmetrics (however deep
+    in the library the warning is raised)."""
+
+    def ours(f: Any) -> bool:
+        name = f.f_code.co_filename
+        # generated code (a dataclass's __init__) called from the package counts as the package
+        return name.startswith(_PACKAGE) or (name.startswith("<") and f.f_back is not None and ours(f.f_back))
+
+    frame = sys._getframe(1)
+    level = 2  # stacklevel 2 is warn's caller, frame
+    while frame is not None and ours(frame):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(message, UserWarning, stacklevel=level)
+
+
 class ModelNotFoundError(NlgMetricsError, FileNotFoundError):
     """A BERTScore model is neither a local folder nor in the Hugging Face cache (and was not downloaded)."""
 
@@ -287,11 +309,9 @@ def resolve_num_layers(model: str, num_layers: int | None) -> int:
     if layers is not None:
         return layers
     depth = model_depth(load_config(model))
-    warnings.warn(
+    warn(
         f"bertscore: no tuned layer is known for model {model!r}, so its last layer ({depth}) is used; pass "
-        f"num_layers=<layer> (CLI: --num-layers) to choose one (bert-score raises KeyError here)",
-        UserWarning,
-        stacklevel=4,
+        f"num_layers=<layer> (CLI: --num-layers) to choose one (bert-score raises KeyError here)"
     )
     return depth
 

@@ -13,9 +13,12 @@ What bert-score does, and so what this does:
 What is done differently, without changing the numbers (beyond float rounding, about 1e-7):
 
 * texts are deduplicated (after stripping) and embedded once; they are sorted by *token* length, not word count,
-  and each batch is padded only to its own longest text; everything runs under ``torch.inference_mode``;
-* the corpus is processed in chunks of pairs: a text's embedding is kept only until the last chunk that uses it,
-  so memory stays bounded on long corpora (bert-score holds every embedding of the call);
+  and each batch is padded only to its own longest text; on a CPU a batch holds at most
+  :data:`CPU_BATCH_TOKENS` padded tokens (no slower there, and the activations set the peak memory); everything
+  runs under ``torch.inference_mode``;
+* the corpus is processed in chunks of pairs; a chunk's embeddings sit in one buffer freed with the chunk, and a
+  text's embedding is kept beyond its chunk only until the last chunk that uses it, so memory stays bounded on
+  long corpora (bert-score holds every embedding of the call);
 * reference embeddings are kept in a small LRU cache across calls (keyed by the text, the model, the layer, the
   dtype and the device), so scoring several systems against the same references embeds the references once;
 * padding is masked out of the greedy maxima. bert-score fills the similarities of padding with 0, which changes
@@ -139,6 +142,14 @@ class _Entry:
     @property
     def nbytes(self) -> int:
         return 0 if self.embedding is None else self.embedding.numel() * self.embedding.element_size()
+
+
+def _own(entry: _Entry) -> _Entry:
+    """``entry`` with an embedding of its own, not a view that keeps a whole buffer of embeddings alive."""
+    emb = entry.embedding
+    if emb is None or emb.untyped_storage().nbytes() == emb.numel() * emb.element_size():
+        return entry
+    return dataclasses.replace(entry, embedding=emb.clone())
 
 
 class _LRU:
@@ -434,20 +445,27 @@ def _chunks(n: int, size: int) -> Iterator[tuple[int, int]]:
         yield lo, min(lo + size, n)
 
 
+def _pad(embeddings: list[torch.Tensor]) -> torch.Tensor:
+    """Embeddings ``(layers, tokens, dim)`` of several texts as one zero-padded ``(texts, layers, tokens, dim)``."""
+    if embeddings[0].shape[0] == 1:
+        return pad_sequence([e[0] for e in embeddings], batch_first=True).unsqueeze(1)
+    out = embeddings[0].new_zeros(
+        (len(embeddings), embeddings[0].shape[0], max(e.shape[1] for e in embeddings), embeddings[0].shape[2])
+    )
+    for j, e in enumerate(embeddings):
+        out[j, :, : e.shape[1]] = e
+    return out
+
+
 def _match(
     hyps: list[torch.Tensor], refs: list[torch.Tensor], hyp_w: list[torch.Tensor], ref_w: list[torch.Tensor]
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Weighted greedy matching of pairs of embeddings ``(layers, tokens, dim)``: ``(P, R)``, each
     ``(pairs, layers)`` float64. Padding never takes part in a maximum."""
-    b, k, dim = len(hyps), hyps[0].shape[0], hyps[0].shape[2]
     lh = [x.shape[1] for x in hyps]
     lr = [x.shape[1] for x in refs]
     n_h, n_r = max(lh), max(lr)
-    h = hyps[0].new_zeros((b, k, n_h, dim))
-    r = refs[0].new_zeros((b, k, n_r, dim))
-    for j in range(b):
-        h[j, :, : lh[j]] = hyps[j]
-        r[j, :, : lr[j]] = refs[j]
+    h, r = _pad(hyps), _pad(refs)  # (B, K, L, D), zeros on padding
     sim = torch.matmul(h, r.transpose(2, 3))  # (B, K, Lh, Lr)
     del h, r
     device = sim.device
@@ -549,7 +567,9 @@ def score_pairs(
                     entry = entries.pop(u)
                     weights.pop(u, None)
                     if use_cache and is_ref[u] and entry.embedding is not None:
-                        encoder.cache.put((long_inputs, texts[u]), entry)
+                        encoder.cache.put((long_inputs, texts[u]), _own(entry))
+                else:
+                    entries[u] = _own(entries[u])  # used by a later chunk: let this chunk's buffer go
     f1 = np.divide(
         2 * precision * recall, precision + recall, out=np.zeros_like(precision), where=precision + recall != 0
     )
@@ -590,18 +610,35 @@ def _embed(
             entries[u] = _Entry(fitted, None, cut)
             sequences.append(fitted)
             owners.append(u)
+    # All the embeddings of this call go into one buffer, each text a view of it: a few large allocations (as
+    # in bert-score) rather than many small ones scattered between the activations of the forward passes.
+    offsets: dict[int, int] = {}
+    total = 0
+    for u in dict.fromkeys(owners):
+        offsets[u] = total
+        total += len(entries[u].ids)
     order = sorted(range(len(sequences)), key=lambda j: len(sequences[j]), reverse=True)
-    pieces: dict[int, list[tuple[int, torch.Tensor]]] = collections.defaultdict(list)
+    store: torch.Tensor | None = None
+    windows: dict[int, list[tuple[int, torch.Tensor]]] = collections.defaultdict(list)
     for batch in _batches(order, [len(s) for s in sequences], batch_size, encoder.device.type == "cpu"):
-        for j, emb in zip(batch, encoder.forward([sequences[j] for j in batch]), strict=True):
-            # a copy of the text's own rows, so that the padded batch is freed at once
-            pieces[owners[j]].append((j, emb.clone()))
-    for u, parts in pieces.items():
-        if u in plans:
-            parts.sort(key=lambda item: item[0])  # windows back in text order
-            entries[u].embedding = _stitch(encoder, [emb for _, emb in parts], plans[u])
-        else:
-            entries[u].embedding = parts[0][1]
+        outputs = encoder.forward([sequences[j] for j in batch])
+        if store is None:
+            layers, _, dim = outputs[0].shape
+            store = outputs[0].new_empty((layers, total, dim))
+        for j, emb in zip(batch, outputs, strict=True):
+            u = owners[j]
+            if u in plans:
+                windows[u].append((j, emb.clone()))
+            else:
+                store[:, offsets[u] : offsets[u] + emb.shape[1]] = emb
+        del outputs
+    assert store is not None or not offsets  # at least one sequence went through the model
+    for u, parts in windows.items():
+        parts.sort(key=lambda item: item[0])  # windows back in text order
+        stitched = _stitch(encoder, [emb for _, emb in parts], plans[u])
+        store[:, offsets[u] : offsets[u] + stitched.shape[1]] = stitched  # type: ignore[index]
+    for u, start in offsets.items():
+        entries[u].embedding = store[:, start : start + len(entries[u].ids)]  # type: ignore[index]
 
 
 def _batches(order: list[int], lengths: list[int], batch_size: int, cap_tokens: bool) -> Iterator[list[int]]:
