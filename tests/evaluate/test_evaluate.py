@@ -164,3 +164,36 @@ def test_cache_reuses_statistics_and_never_goes_stale(tmp_path, monkeypatch):
     changed = evaluate([ref], {"a": a}, ["wer"], bootstrap=0, test=None, cache_dir=cache)
     assert calls == ["wer"]
     assert changed.scores["wer"]["a"].score == nm.wer(SYSTEMS["日本"], REFS).score
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_rerun_with_one_more_system_does_not_tokenise_the_references_again(tmp_path, monkeypatch, jobs):
+    from nlgmetrics.algorithms import ngrams
+    from nlgmetrics.metrics import bleu, chrf
+
+    refs = [[r, r.upper()] for r in REFS]
+    metrics = ["bleu", "chrf:word_order=2"]
+    cache = str(tmp_path / "cache")
+    evaluate(refs, {"a": SYSTEMS["base"]}, metrics, bootstrap=0, test=None, cache_dir=cache, jobs=jobs)
+    assert ngrams._DISK_DIR is None  # restored after the run
+    # a new process: nothing in memory, so only the files on disk can spare the tokenisation
+    bleu._CACHE.clear()
+    chrf._CACHE.clear()
+    built = []
+    monkeypatch.setattr(bleu, "_reference_index", lambda *a: built.append("bleu") or pytest.fail("re-tokenised"))
+    monkeypatch.setattr(chrf, "_reference_side", lambda *a: built.append("chrf") or pytest.fail("re-tokenised"))
+    both = {"a": SYSTEMS["base"], "b": SYSTEMS["good"]}
+    again = evaluate(refs, both, metrics, bootstrap=0, test=None, cache_dir=cache, jobs=1)
+    assert built == []
+    monkeypatch.undo()
+    bleu._CACHE.clear()
+    chrf._CACHE.clear()
+    fresh = evaluate(refs, both, metrics, bootstrap=0, test=None)
+    assert again.to_json() == fresh.to_json()
+    assert again.scores["bleu"]["b"].score == nm.bleu(SYSTEMS["good"], refs).score
+    # other settings are other files: a cached index is never used for them
+    calls = []
+    real = chrf._reference_side
+    monkeypatch.setattr(chrf, "_reference_side", lambda *a: calls.append(1) or real(*a))
+    evaluate(refs, both, ["chrf:lowercase=true"], bootstrap=0, test=None, cache_dir=cache)
+    assert calls == [1]

@@ -42,6 +42,7 @@ __all__ = [
     "build_index",
     "clipped_counts",
     "codepoint_streams",
+    "persist_reference_indexes",
     "vocabulary_streams",
 ]
 
@@ -308,7 +309,12 @@ def clipped_counts(index: NgramIndex, hypotheses: TokenStreams, max_order: int |
 class ReferenceCache:
     """A small least-recently-used cache of reference indexes, keyed by everything they depend on (the
     references themselves and the settings that change their tokens). Scoring several systems against the same
-    references then extracts the references' n-grams once, as sacrebleu's ``references=`` argument does."""
+    references then extracts the references' n-grams once, as sacrebleu's ``references=`` argument does.
+
+    With a directory set by :func:`persist_reference_indexes`, an index missing from memory is looked up on disk
+    (and stored there once built), so another process, or a later run, does not tokenise the same references
+    again. The file name is a digest of the key and of the library version, so a change of references, settings
+    or version never finds a stale index."""
 
     def __init__(self, maxsize: int = 4) -> None:
         self.maxsize = maxsize
@@ -320,7 +326,11 @@ class ReferenceCache:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        value = build()
+        directory = _DISK_DIR
+        if directory is None:
+            value = build()
+        else:
+            value = _disk_get(directory, key, build)
         with self._lock:
             self._items[key] = value
             while len(self._items) > self.maxsize:
@@ -333,3 +343,40 @@ class ReferenceCache:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+# ------------------------------------------------------------------------------------------ on-disk layer
+_DISK_DIR: str | None = None
+
+
+def persist_reference_indexes(directory: str | None) -> str | None:
+    """Keep reference indexes in ``directory`` as well as in memory (``None``: memory only). Returns the
+    previous setting. The files are pickles: point this only at a directory you trust, as with any pickle cache.
+    The evaluation runner sets it (in every worker) when given a cache directory."""
+    global _DISK_DIR
+    previous, _DISK_DIR = _DISK_DIR, directory
+    return previous
+
+
+def _disk_get(directory: str, key: Hashable, build: Callable[[], Any]) -> Any:
+    import hashlib
+    import os
+    import pickle
+    import tempfile
+
+    from .. import __version__
+
+    digest = hashlib.sha256(pickle.dumps((__version__, key), protocol=5)).hexdigest()
+    path = os.path.join(directory, f"refindex-{digest[:40]}.pkl")
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+    except (OSError, EOFError, pickle.UnpicklingError):
+        pass  # absent (or unreadable): build it
+    value = build()
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
+    with os.fdopen(fd, "wb") as fh:
+        pickle.dump(value, fh, protocol=5)
+    os.replace(tmp, path)  # atomic: a concurrent reader sees the whole file or none
+    return value

@@ -18,6 +18,7 @@ import concurrent.futures as cf
 import dataclasses
 import json
 import multiprocessing
+import os
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -258,10 +259,20 @@ def evaluate(
     families = {s.label: s.family() for s in specs}
     configs = {s.label: s.config() for s in specs}
 
+    from ..algorithms.ngrams import persist_reference_indexes
+
+    # the tokenised references (reference n-gram indexes) go to the cache directory too, so a re-run with one
+    # more system does not tokenise the references again
+    index_dir = None if cache_dir is None else os.path.join(cache_dir, "references")
     pool: Any = _Inline()
     inline = _Inline()
     if jobs > 1:
-        pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+        pool = cf.ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=persist_reference_indexes,
+            initargs=(index_dir,),
+        )
     columns: dict[tuple[str, str], list[dict[str, np.ndarray]]] = {(s.label, n): [] for s in specs for n in names}
     totals: dict[tuple[str, str], Any] = {
         (s.label, n): families[s.label].zero(configs[s.label]) for s in specs for n in names
@@ -299,6 +310,7 @@ def evaluate(
                     for cols in stored:
                         add((spec.label, name), cols)
 
+    previous_index_dir = persist_reference_indexes(index_dir)
     try:
         n_refs = len(ref_sources)
         for rows in chunked_rows(ref_sources + sys_sources, chunk_size):
@@ -321,6 +333,7 @@ def evaluate(
         collect(block=True)
     finally:
         pool.shutdown()
+        persist_reference_indexes(previous_index_dir)
         if bar is not None:
             bar.close()
     if n_segments == 0:
