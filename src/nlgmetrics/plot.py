@@ -200,7 +200,8 @@ def draw_heatmap(
     width = min(max(n_r * 0.9, 4.0), 60.0) + 2.0
     height = min(max(n_h * 0.6, 3.0), 60.0) + 1.5
     with matplotlib.rc_context({"font.family": families, "axes.unicode_minus": False}):
-        fig = Figure(figsize=(width, height))
+        # constrained layout leaves room for the colorbar's tick labels (tight_layout cut them off)
+        fig = Figure(figsize=(width, height), layout="constrained")
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
         image = ax.imshow(sim, cmap="Blues", vmin=0, vmax=1, aspect="auto")
@@ -216,7 +217,6 @@ def draw_heatmap(
             for i in range(n_h):
                 for j in range(n_r):
                     ax.text(j, i, f"{sim[i, j]:.3f}", ha="center", va="center", color="k" if sim[i, j] < 0.5 else "w")
-        fig.tight_layout()
         fig.savefig(str(output), dpi=dpi, format="png")
     return tuple(families)
 
