@@ -82,3 +82,40 @@ def test_summeval_rouge_and_bertscore_equal_the_single_metric_functions(shared_d
         assert got.result["precision"] == pytest.approx(single.precision, abs=1e-6)
         assert got.result["recall"] == pytest.approx(single.recall, abs=1e-6)
     assert ev.signatures["bertscore"] == single.signature
+
+
+@pytest.mark.parametrize("test", ["bs", "ar"])
+def test_paired_p_values_equal_sacrebleus_with_the_same_seed(shared_data, monkeypatch, test):
+    pytest.importorskip("sacrebleu", reason="sacrebleu is a test dependency for significance parity")
+    from sacrebleu.metrics import BLEU, CHRF
+    from sacrebleu.significance import PairedTest
+
+    monkeypatch.setenv("SACREBLEU_SEED", "12345")
+    root = shared_data / "wmt22"
+    refs = _lines(root / "references" / "generaltest2022.en-zh.ref.A.zh")
+    sys_files = sorted((root / "system-outputs").glob("generaltest2022.en-zh.hyp.*"))[:3]
+    systems = {p.name.split(".hyp.")[1]: _lines(p) for p in sys_files}
+    baseline = next(iter(systems))
+    n = 300 if test == "bs" else 200
+    ev = evaluate(
+        refs,
+        systems,
+        ["bleu:tokenizer=zh", "chrf"],
+        baseline=baseline,
+        bootstrap=0,
+        test=test,
+        paired_samples=n,
+        seed=12345,
+        jobs=2,
+        chunk_size=100,
+    )
+    _, scores = PairedTest(
+        list(systems.items()), {"BLEU": BLEU(tokenize="zh"), "chrF": CHRF()}, [refs], test_type=test, n_samples=n
+    )()
+    for k, name in enumerate(systems):
+        if name == baseline:
+            continue
+        for ours, theirs in (("bleu", "BLEU"), ("chrf", "chrF2")):
+            cell = ev.scores[ours][name]
+            assert cell.score == scores[theirs][k].score
+            assert cell.paired["p_value"] == scores[theirs][k].p_value
