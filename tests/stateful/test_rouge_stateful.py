@@ -10,15 +10,10 @@ with the functional result on all the data (in rank order where per-segment scor
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
-import os
 import random
-import socket
-import time
-import traceback
-from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -155,11 +150,10 @@ def test_empty_updates_and_bad_input():
 torch = pytest.importorskip("torch")
 torchmetrics = pytest.importorskip("torchmetrics")
 
-import torch.distributed as dist  # noqa: E402
-import torch.multiprocessing as mp  # noqa: E402
 
 import nlgmetrics.torch  # noqa: E402
 from nlgmetrics.torch import sync_metric  # noqa: E402
+from tests.stateful.ddp_harness import problems, run_scenarios  # noqa: E402
 
 
 def _assert_dict(got: dict[str, Any], result: Any) -> None:
@@ -299,57 +293,24 @@ def _run(case: Case, rank: int) -> list[str]:
     return failures
 
 
-def _worker(rank: int, port: int, out_dir: str) -> None:
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD_SIZE, timeout=timedelta(seconds=60))
-    results: dict[str, list[str]] = {}
-    try:
-        for name, case in CASES.items():
-            try:
-                results[name] = _run(case, rank)
-            except Exception:
-                results[name] = [f"raised on rank {rank}:\n{traceback.format_exc()}"]
-            dist.barrier()
-    finally:
-        Path(out_dir, f"rank{rank}.json").write_text(json.dumps(results), encoding="utf-8")
-        dist.destroy_process_group()
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+SCENARIOS = {name: functools.partial(_run, case) for name, case in CASES.items()}
 
 
 @pytest.fixture(scope="module")
 def ddp_report(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, list[str]]]:
-    if not (dist.is_available() and dist.is_gloo_available()):
-        pytest.skip("torch.distributed with the gloo backend is not available in this torch build")
-    out_dir = tmp_path_factory.mktemp("rouge_ddp")
-    context = mp.start_processes(
-        _worker, args=(_free_port(), str(out_dir)), nprocs=WORLD_SIZE, join=False, start_method="spawn"
+    return run_scenarios(
+        __name__,
+        tmp_path_factory.mktemp("rouge_ddp"),
+        world=WORLD_SIZE,
+        timeout_s=TIMEOUT_S,
+        group_timeout_s=60,
     )
-    deadline = time.monotonic() + TIMEOUT_S
-    while not context.join(timeout=5):
-        if time.monotonic() > deadline:
-            for process in context.processes:
-                if process.is_alive():
-                    process.terminate()
-            pytest.fail(f"the {WORLD_SIZE} DDP processes did not finish within {TIMEOUT_S} s")
-    report = {}
-    for rank in range(WORLD_SIZE):
-        path = out_dir / f"rank{rank}.json"
-        assert path.exists(), f"rank {rank} wrote no report"
-        report[rank] = json.loads(path.read_text(encoding="utf-8"))
-    return report
 
 
 @pytest.mark.parametrize("scenario", list(CASES))
 def test_two_gloo_processes_match_one_process(ddp_report: dict[int, dict[str, list[str]]], scenario: str) -> None:
-    problems = [f"rank {r}: {m}" for r in range(WORLD_SIZE) for m in ddp_report[r].get(scenario, ["missing"])]
-    assert not problems, "\n".join(problems)
+    found = problems(ddp_report, scenario)
+    assert not found, found
 
 
 def test_the_ddp_data_has_multi_reference_and_multi_sentence_segments() -> None:
