@@ -51,8 +51,8 @@ from ..metrics.bertscore_models import load_config, load_pretrained, load_tokeni
 
 __all__ = [
     "DTYPES",
-    "CorpusScores",
     "Encoder",
+    "Scores",
     "Tokenization",
     "clear_caches",
     "get_encoder",
@@ -401,24 +401,14 @@ def clear_caches() -> None:
 
 # ============================================================================================ scoring
 @dataclasses.dataclass
-class PairScores:
-    """Per pair: ``precision``, ``recall``, ``f1`` of shape ``(pairs, layers)``; which pairs hold an empty text;
-    which pairs hold a truncated text; how many distinct texts were truncated or had only zero weights."""
+class Scores:
+    """BERTScore of pairs or of segments, raw (not rescaled): ``precision``, ``recall``, ``f1``; ``empty`` (an
+    empty text takes part) and ``truncated`` (a truncated text takes part); and how many distinct texts were
+    truncated, empty, or had only zero weights.
 
-    precision: np.ndarray
-    recall: np.ndarray
-    f1: np.ndarray
-    empty: np.ndarray
-    truncated: np.ndarray
-    truncated_texts: int
-    empty_texts: int
-    zero_weight_texts: int
-
-
-@dataclasses.dataclass
-class CorpusScores:
-    """Per segment (the best over its references): raw ``precision``, ``recall``, ``f1``; ``empty`` (1 when the
-    prediction or every reference is empty) and ``truncated`` (1 when one of its texts was truncated)."""
+    :func:`score_pairs` gives one row per pair, arrays ``(pairs, layers)`` and boolean flags;
+    :func:`score_corpus` one value per segment, the best over its references (``empty`` when the prediction or
+    every reference is empty), with int64 flags."""
 
     precision: np.ndarray
     recall: np.ndarray
@@ -493,7 +483,7 @@ def score_pairs(
     progress: bool | None = None,
     cache: bool = True,
     chunk_pairs: int | None = None,
-) -> PairScores:
+) -> Scores:
     """BERTScore of each pair ``(hypotheses[k], references[k])``, for every layer the encoder returns.
 
     ``weigh(ids)`` gives the weights of a text's tokens (default: bert-score's weights without idf). Texts are
@@ -574,7 +564,7 @@ def score_pairs(
         2 * precision * recall, precision + recall, out=np.zeros_like(precision), where=precision + recall != 0
     )
     empty = empty_u[hyp_u] | empty_u[ref_u]
-    return PairScores(
+    return Scores(
         precision=precision,
         recall=recall,
         f1=f1,
@@ -718,7 +708,7 @@ def score_corpus(
     references: Sequence[str],
     starts: np.ndarray | None,
     **kwargs: Any,
-) -> CorpusScores:
+) -> Scores:
     """BERTScore of each segment: the prediction against each of its references (``references`` flat,
     ``starts[i]`` the first reference of segment ``i``, ``None`` for one each), then the element-wise best of
     P, R and F over the references, as bert-score does."""
@@ -738,15 +728,13 @@ def score_corpus(
 
     empty = pairs.empty if starts is None else np.logical_and.reduceat(pairs.empty, offsets)
     truncated = pairs.truncated if starts is None else np.logical_or.reduceat(pairs.truncated, offsets)
-    return CorpusScores(
+    return dataclasses.replace(
+        pairs,
         precision=best(pairs.precision),
         recall=best(pairs.recall),
         f1=best(pairs.f1),
         empty=empty.astype(np.int64),
         truncated=truncated.astype(np.int64),
-        truncated_texts=pairs.truncated_texts,
-        empty_texts=pairs.empty_texts,
-        zero_weight_texts=pairs.zero_weight_texts,
     )
 
 
