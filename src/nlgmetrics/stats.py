@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from fractions import Fraction
 from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
 from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
@@ -123,7 +123,7 @@ def exact_sum(values: np.ndarray) -> Fraction | float:
     np.add.at(acc_lo, inverse, lo)
     base = int(exps.min())
     total = 0
-    for e, h, lo_sum in zip(exps.tolist(), acc_hi.tolist(), acc_lo.tolist()):
+    for e, h, lo_sum in zip(exps.tolist(), acc_hi.tolist(), acc_lo.tolist(), strict=True):
         total += ((h << 26) + lo_sum) << (e - base)
     shift = base - 53
     return Fraction(total << shift) if shift >= 0 else Fraction(total, 1 << -shift)

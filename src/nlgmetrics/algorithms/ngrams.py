@@ -327,10 +327,7 @@ class ReferenceCache:
                 self._items.move_to_end(key)
                 return self._items[key]
         directory = _DISK_DIR
-        if directory is None:
-            value = build()
-        else:
-            value = _disk_get(directory, key, build)
+        value = build() if directory is None else _disk_get(directory, key, build)
         with self._lock:
             self._items[key] = value
             while len(self._items) > self.maxsize:

@@ -132,5 +132,5 @@ ROUGE = torch_metric(
     plot_bounds=(0.0, 1.0),
     doc="torchmetrics :func:`nlgmetrics.rouge`: ``compute()`` returns ``{'rouge1_fmeasure': ..., 'rouge1_precision': "
     "..., 'rouge1_recall': ..., ...}`` (torchmetrics' ``ROUGEScore`` keys). Presets ``\"rouge-score\"``, "
-    "``\"rouge155\"``, ``\"rouge155-empty-db\"``.",
+    '``"rouge155"``, ``"rouge155-empty-db"``.',
 )
