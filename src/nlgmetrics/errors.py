@@ -7,12 +7,20 @@ code written against ``ValueError`` or ``ImportError`` keeps working.
 
 from __future__ import annotations
 
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
 __all__ = [
     "InvalidInputError",
     "MissingDependencyError",
     "NlgMetricsError",
     "UnknownOptionError",
+    "warn",
 ]
+
+_PACKAGE = str(Path(__file__).resolve().parent)
 
 
 class NlgMetricsError(Exception):
@@ -43,3 +51,20 @@ def unknown_option(kind: str, value: object, valid: list[str] | tuple[str, ...])
     """Build the standard message for an unknown named option."""
     choices = ", ".join(repr(v) for v in sorted(valid))
     return UnknownOptionError(f"unknown {kind} {value!r}; valid values are: {choices}")
+
+
+def warn(message: str) -> None:
+    """``warnings.warn(message, UserWarning)`` attributed to the caller's code: the first frame outside nlgmetrics,
+    however deep in the library the warning is raised."""
+
+    def ours(f: Any) -> bool:
+        name = f.f_code.co_filename
+        # generated code (a dataclass's __init__) called from the package counts as the package
+        return name.startswith(_PACKAGE) or (name.startswith("<") and f.f_back is not None and ours(f.f_back))
+
+    frame = sys._getframe(1)
+    level = 2  # stacklevel 2 is warn's caller, frame
+    while frame is not None and ours(frame):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(message, UserWarning, stacklevel=level)

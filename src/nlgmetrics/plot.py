@@ -25,8 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidInputError, MissingDependencyError
-from .metrics.bertscore_models import warn
+from .errors import InvalidInputError, MissingDependencyError, warn
 
 __all__ = ["Heatmap", "bertscore_heatmap", "cjk_fonts", "draw_heatmap"]
 

@@ -54,11 +54,11 @@ from typing import Any
 import numpy as np
 
 from .._inputs import ReferenceSets, check_references
-from ..errors import InvalidInputError, MissingDependencyError, unknown_option
+from ..errors import InvalidInputError, MissingDependencyError, unknown_option, warn
 from ..signature import build_signature, sig_field
 from ..stats import Stats, StatsBatch
 from .base import Family, Result, check_reduction, safe_div
-from .bertscore_models import find_baseline, resolve_model, resolve_num_layers, warn
+from .bertscore_models import find_baseline, resolve_model, resolve_num_layers
 
 __all__ = [
     "BERTSCORE",

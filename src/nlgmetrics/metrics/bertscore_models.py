@@ -23,13 +23,11 @@ import dataclasses
 import importlib.util
 import io
 import os
-import sys
-import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInputError, MissingDependencyError, NlgMetricsError
+from ..errors import InvalidInputError, MissingDependencyError, NlgMetricsError, warn
 
 __all__ = [
     "BASELINE_ENV",
@@ -51,7 +49,6 @@ __all__ = [
     "read_baseline",
     "resolve_model",
     "resolve_num_layers",
-    "warn",
     "write_baseline",
 ]
 
@@ -226,26 +223,6 @@ _LEGACY_ORGS = (
 BASELINE_ENV = "NLGMETRICS_BERTSCORE_BASELINES"
 
 _INSTALL = "pip install 'nlgmetrics[bertscore]'"
-
-
-_PACKAGE = str(Path(__file__).resolve().parents[1])
-
-
-def warn(message: str) -> None:
-    """``warnings.warn(message)`` attributed to the caller's code, the first frame outside nlgmetrics (however deep
-    in the library the warning is raised)."""
-
-    def ours(f: Any) -> bool:
-        name = f.f_code.co_filename
-        # generated code (a dataclass's __init__) called from the package counts as the package
-        return name.startswith(_PACKAGE) or (name.startswith("<") and f.f_back is not None and ours(f.f_back))
-
-    frame = sys._getframe(1)
-    level = 2  # stacklevel 2 is warn's caller, frame
-    while frame is not None and ours(frame):
-        frame = frame.f_back  # type: ignore[assignment]
-        level += 1
-    warnings.warn(message, UserWarning, stacklevel=level)
 
 
 class ModelNotFoundError(NlgMetricsError, FileNotFoundError):

@@ -33,15 +33,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from .._inputs import ReferenceSets
-from ..errors import InvalidInputError, UnknownOptionError, unknown_option
+from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
@@ -318,24 +316,12 @@ def _warn_dropped(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> No
     k = bad[0]
     kept = ascii_kept_fraction(texts[k], lower_first=lower_first)
     more = f"; {len(bad) - 1} more segment(s) lose most of their text too" if len(bad) > 1 else ""
-    warnings.warn(
+    warn(
         f"rouge: the {cfg.tokenizer!r} tokenizer keeps only ASCII letters and digits; it drops "
         f"{100 * (1 - kept):.0f}% of the letters and digits of {_where(preds, refs, k)} ({texts[k][:40]!r}){more}. "
         "Scores of such text are meaningless (identical non-English texts score 0); use tokenizer='unicode' "
-        "(the default), 'ja-mecab' or 'zh-jieba'.",
-        UserWarning,
-        stacklevel=_caller_level(),
+        "(the default), 'ja-mecab' or 'zh-jieba'."
     )
-
-
-def _caller_level() -> int:
-    """The ``stacklevel`` that points a warning at the first frame outside nlgmetrics (the user's call)."""
-    level = 1
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("nlgmetrics."):
-        frame = frame.f_back  # type: ignore[assignment]
-        level += 1
-    return level
 
 
 def _chunk_columns(args: tuple[list[str], ReferenceSets, RougeConfig]) -> dict[str, np.ndarray]:
