@@ -83,9 +83,10 @@ def test_hash_is_bert_scores(idf, rescale, custom, tmp_path):
 
 
 def test_local_model_without_layer_warns_and_takes_the_last():
-    with pytest.warns(UserWarning, match=r"last layer \(6\).*num_layers"):
+    with pytest.warns(UserWarning, match=r"last layer \(6\).*num_layers") as record:
         cfg = BERTSCORE.corpus_config(model=MODEL)
     assert cfg.num_layers == 6
+    assert record[0].filename == __file__  # the caller's line, not a line inside the library
 
 
 def test_layer_out_of_range_names_num_layers():

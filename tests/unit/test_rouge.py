@@ -361,3 +361,9 @@ def test_large_batches_are_chunked_without_changing_a_number(monkeypatch):
     got = nm.rouge(preds, refs, use_stemmer=True, segments=True)
     assert got.segments == want.segments
     assert got.score == want.score
+
+
+def test_the_ascii_tokenizer_warning_points_at_the_callers_line():
+    with pytest.warns(UserWarning, match="drops 100%") as record:
+        nm.rouge(["日本語の文"], ["日本語の文"], preset="rouge-score")
+    assert record[0].filename == __file__
