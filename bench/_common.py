@@ -28,6 +28,24 @@ def best_of(fn: Callable[[], Any], repeat: int = 5, warmup: int = 1) -> tuple[fl
     return min(times), result
 
 
+def interleaved(
+    fns: dict[str, Callable[[], Any]], repeat: int, warmup: int = 0
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """Best wall time of each function over ``repeat`` rounds, the functions taking turns within each round (so
+    a change of machine load hits them alike), after ``warmup`` untimed rounds; and each one's last result."""
+    best = dict.fromkeys(fns, float("inf"))
+    out: dict[str, Any] = {}
+    for _ in range(warmup):
+        for name, fn in fns.items():
+            out[name] = fn()
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            out[name] = fn()
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return best, out
+
+
 def machine() -> str:
     return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 

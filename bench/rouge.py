@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 import nlgmetrics as nm
-from _common import SHARED_DATA, fmt_time, machine, table
+from _common import SHARED_DATA, fmt_time, interleaved, machine, table
 
 TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
 
@@ -97,18 +97,6 @@ def per_segment(result: Any) -> np.ndarray:
     return np.array([[[s[t].precision, s[t].recall, s[t].fmeasure] for t in TYPES] for s in result])
 
 
-def alternate(fns: dict[str, Callable[[], Any]], repeat: int) -> tuple[dict[str, float], dict[str, Any]]:
-    """Best wall time of each function over ``repeat`` rounds, the functions taking turns within each round."""
-    best = dict.fromkeys(fns, float("inf"))
-    out: dict[str, Any] = {}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            out[name] = fn()
-            best[name] = min(best[name], time.perf_counter() - t0)
-    return best, out
-
-
 def run_workload(
     label: str, preds: list[str], refs: list[Any], repeat: int, quick_n: int | None, rows: list[tuple[str, ...]]
 ) -> dict[str, float]:
@@ -141,7 +129,7 @@ def run_workload(
     except ImportError:
         print("(rouge-score-rs not installed: its rows are skipped)", file=sys.stderr)
     fns["nlgmetrics"]()  # warm-up: imports, stem cache
-    best, out = alternate(fns, repeat)
+    best, out = interleaved(fns, repeat)
     ref_scorer = rouge_scorer.RougeScorer(TYPES, use_stemmer=True)
     m = min(n, quick_n) if quick_n else n
     t0 = time.perf_counter()
