@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -44,7 +44,7 @@ from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
 from .base import Family, Result, check_number, safe_div
-from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
+from .rouge_kernel import TYPE_FORMS, AggregateScore, RougeScore, parse_rouge_type, rouge_columns
 
 __all__ = [
     "ROUGE",
@@ -65,25 +65,6 @@ DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 
 #: Batches with at least this many segments are spread over ``workers`` processes.
 PARALLEL_MIN_SEGMENTS = 2000
-#: Larger batches are scored in chunks of this many segments, whose arrays stay in the processor's caches.
-CHUNK_SEGMENTS = 6000
-
-
-class RougeScore(NamedTuple):
-    """Precision, recall and F of one type (rouge-score's ``Score``)."""
-
-    precision: float
-    recall: float
-    fmeasure: float
-
-
-class AggregateScore(NamedTuple):
-    """A bootstrap confidence interval: ``low`` and ``high`` bounds around ``mid`` (rouge-score's
-    ``AggregateScore``)."""
-
-    low: RougeScore
-    mid: RougeScore
-    high: RougeScore
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
@@ -324,7 +305,7 @@ def _warn_dropped(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> No
     )
 
 
-def _chunk_columns(args: tuple[list[str], ReferenceSets, RougeConfig]) -> dict[str, np.ndarray]:
+def _chunk_columns(args: tuple[list[str], ReferenceSets, RougeConfig]) -> np.ndarray:
     return rouge_columns(*args)
 
 
@@ -342,32 +323,28 @@ def _split(preds: list[str], refs: ReferenceSets, parts: int) -> list[tuple[list
     return out
 
 
-def _chunked_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> dict[str, np.ndarray]:
-    """The columns of a large batch, chunk by chunk (segments are independent, so chunks change no number);
-    over ``workers`` processes when there are several."""
-    parts = _split(preds, refs, max(-(-len(preds) // CHUNK_SEGMENTS), cfg.workers))
-    if cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+def _parallel_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> np.ndarray:
+    """The scores of a large batch over ``workers`` processes (segments are independent: no number changes)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
 
-        method = "fork" if "fork" in mp.get_all_start_methods() and os.name == "posix" else "spawn"
-        with ProcessPoolExecutor(max_workers=cfg.workers, mp_context=mp.get_context(method)) as pool:
-            results = list(pool.map(_chunk_columns, [(p, r, cfg) for p, r in parts]))
-    else:
-        results = [rouge_columns(p, r, cfg) for p, r in parts]
-    return {k: np.concatenate([r[k] for r in results], axis=0) for k in results[0]}
+    method = "fork" if "fork" in mp.get_all_start_methods() and os.name == "posix" else "spawn"
+    with ProcessPoolExecutor(max_workers=cfg.workers, mp_context=mp.get_context(method)) as pool:
+        results = list(pool.map(_chunk_columns, [(p, r, cfg) for p, r in _split(preds, refs, cfg.workers)]))
+    return np.concatenate(results, axis=0)
 
 
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
     _warn_dropped(preds, refs, cfg)
-    if len(preds) > CHUNK_SEGMENTS or (cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS):
-        cols = _chunked_columns(preds, refs, cfg)
+    if cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS:
+        scores = _parallel_columns(preds, refs, cfg)
     else:
-        cols = rouge_columns(preds, refs, cfg)
+        scores = rouge_columns(preds, refs, cfg)
     out: dict[str, np.ndarray] = {}
-    for m in _MEASURES:
-        hi = np.rint(cols[m] * _GRID) / _GRID
-        out[m], out[f"{m}_low"] = hi, cols[m] - hi  # both exact: hi + low == value
+    for j, m in enumerate(_MEASURES):
+        col = scores[:, :, j]
+        hi = np.rint(col * _GRID) / _GRID
+        out[m], out[f"{m}_low"] = hi, col - hi  # both exact: hi + low == value
     out["count"] = np.ones(len(preds), dtype=np.int64)
     return StatsBatch(RougeStats, out)
 
