@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -138,52 +139,84 @@ struct Encoded {
 
 constexpr int32_t kDropped = -1;
 
-// Per call: raw token -> id of its stem (or kDropped).
+struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+struct StringEq {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
+};
+
+// Raw token -> id of its stem (or kDropped), kept across calls: a corpus, or a stream of one-pair calls, looks
+// each distinct word up once. Ids are dense; `names` holds the stem of every id. Emptied (between calls) when it
+// grows past a bound.
 class Vocabulary {
    public:
-    Vocabulary(StemCache& stems, const std::unordered_set<std::string>& stopwords, bool check_ascii)
-        : stems_(stems), stop_(stopwords), check_(check_ascii) {}
+    Vocabulary(StemCache& stems, std::vector<std::string> stopwords, bool check_ascii)
+        : stems_(stems), stop_(stopwords.begin(), stopwords.end()), check_(check_ascii) {}
 
-    int32_t id(const std::string& raw) {
+    int32_t id(std::string_view raw) {
         auto it = raw_.find(raw);
         if (it != raw_.end()) return it->second;
+        std::string key(raw);
         int32_t value = kDropped;
-        if (!stop_.count(raw)) {
-            const std::string& word = stems_.stem(raw);
+        if (!stop_.count(key)) {
+            const std::string& word = stems_.stem(key);
             if (!word.empty() && (!check_ || ascii_alnum_token(word))) {
-                auto [at, fresh] = ids_.emplace(word, static_cast<int32_t>(ids_.size()));
+                auto [at, fresh] = ids_.emplace(word, static_cast<int32_t>(names_.size()));
                 value = at->second;
-                if (fresh && names_) names_->push_back(word);
+                if (fresh) names_.push_back(word);
             }
         }
-        raw_.emplace(raw, value);
+        raw_.emplace(std::move(key), value);
         return value;
     }
 
-    int32_t size() const { return static_cast<int32_t>(ids_.size()); }
-    // keep the word of every id (for inspection)
-    void keep_names(std::vector<std::string>* names) { names_ = names; }
+    int32_t size() const { return static_cast<int32_t>(names_.size()); }
+    const std::string& name(int32_t id) const { return names_[id]; }
+    void trim() {
+        if (raw_.size() > kLimit) {
+            raw_.clear();
+            ids_.clear();
+            names_.clear();
+        }
+    }
 
    private:
-    std::vector<std::string>* names_ = nullptr;
+    static constexpr std::size_t kLimit = 1 << 21;
     StemCache& stems_;
-    const std::unordered_set<std::string>& stop_;
+    std::unordered_set<std::string> stop_;
     bool check_;
-    std::unordered_map<std::string, int32_t> raw_;
+    std::unordered_map<std::string, int32_t, StringHash, StringEq> raw_;
     std::unordered_map<std::string, int32_t> ids_;
+    std::vector<std::string> names_;
 };
 
 // rouge-score's tokenizer after lowercasing (and ROUGE-1.5.5's on UTF-8 bytes): runs of [a-z0-9], ASCII capitals
 // lowercased; every other byte separates tokens; a newline also ends a sentence when `sentences`.
 inline void encode_ascii(const char* data, std::size_t size, bool sentences, Vocabulary& vocab, Encoded& out) {
-    std::string tok;
+    char buf[64];
+    std::string big;
+    std::size_t len = 0;
     int32_t sent_begin = 0;
     auto flush = [&]() {
-        if (!tok.empty()) {
+        if (len) {
+            std::string_view tok = len <= sizeof(buf) ? std::string_view(buf, len) : std::string_view(big);
             int32_t id = vocab.id(tok);
             if (id != kDropped) out.tokens.push_back(id);
-            tok.clear();
+            len = 0;
+            big.clear();
         }
+    };
+    auto push = [&](char c) {
+        if (len < sizeof(buf)) {
+            buf[len] = c;
+        } else {
+            if (len == sizeof(buf)) big.assign(buf, len);
+            big.push_back(c);
+        }
+        ++len;
     };
     auto end_sentence = [&]() {
         int32_t end = static_cast<int32_t>(out.tokens.size());
@@ -193,9 +226,9 @@ inline void encode_ascii(const char* data, std::size_t size, bool sentences, Voc
     for (std::size_t i = 0; i < size; ++i) {
         unsigned char c = static_cast<unsigned char>(data[i]);
         if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-            tok.push_back(static_cast<char>(c));
+            push(static_cast<char>(c));
         } else if (c >= 'A' && c <= 'Z') {
-            tok.push_back(static_cast<char>(c + 32));
+            push(static_cast<char>(c + 32));
         } else {
             flush();
             if (c == '\n' && sentences) end_sentence();

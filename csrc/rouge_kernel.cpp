@@ -236,14 +236,12 @@ void encode_item(const py::handle& item, bool sentences, Vocabulary& vocab, Enco
         return;
     }
     // tokens given by Python: a list of sentences, each a list of tokens
-    std::string raw;
     for (const py::handle& sentence : item) {
         int32_t begin = static_cast<int32_t>(out.tokens.size());
         for (const py::handle& token : sentence) {
             Py_ssize_t size;
             const char* data = utf8_of(token.ptr(), &size);
-            raw.assign(data, static_cast<std::size_t>(size));
-            int32_t id = vocab.id(raw);
+            int32_t id = vocab.id(std::string_view(data, static_cast<std::size_t>(size)));
             if (id != kDropped) out.tokens.push_back(id);
         }
         int32_t end = static_cast<int32_t>(out.tokens.size());
@@ -253,50 +251,96 @@ void encode_item(const py::handle& item, bool sentences, Vocabulary& vocab, Enco
 
 }  // namespace
 
-RougeEncoder::RougeEncoder(int stemmer, std::unordered_map<std::string, std::string> exceptions,
-                           std::vector<std::string> stopwords, bool check_ascii)
-    : stems_(stemmer, std::move(exceptions)), stop_(stopwords.begin(), stopwords.end()), check_(check_ascii) {}
+namespace {
 
-py::array_t<double> rouge_scores(RougeEncoder& encoder, const py::list& texts, bool sentences,
-                                 const std::vector<int64_t>& pred_text, const std::vector<int64_t>& ref_text,
-                                 const std::vector<int64_t>& pred_lcs, const std::vector<int64_t>& ref_lcs,
-                                 const std::vector<int64_t>& seg_starts, const std::vector<std::tuple<int, int, int, bool>>& types,
-                                 bool perl, bool best, double beta, py::object alpha, double weight, bool split) {
-    const std::size_t n_pairs = pred_text.size();
-    const std::size_t n_seg = seg_starts.empty() ? n_pairs : seg_starts.size();
-    const std::size_t k = types.size();
-    Settings s{perl, best, beta, 0.0, !alpha.is_none(), weight, split};
-    if (s.has_alpha) s.alpha = alpha.cast<double>();
-    std::vector<TypeSpec> specs;
-    for (const auto& [kind, n, skip, uni] : types) specs.push_back({kind, n, skip, uni});
+// Encodes the items of a list into `enc` (appended); identical strings are encoded once. Returns each item's index.
+std::vector<int32_t> encode_all(const py::list& items, bool sentences, Vocabulary& vocab, std::vector<Encoded>& enc,
+                                std::unordered_map<std::string_view, int32_t>& seen) {
+    std::vector<int32_t> where(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        PyObject* obj = items[i].ptr();
+        if (PyUnicode_Check(obj)) {
+            Py_ssize_t size;
+            const char* data = utf8_of(obj, &size);
+            auto [at, fresh] = seen.emplace(std::string_view(data, static_cast<std::size_t>(size)),
+                                            static_cast<int32_t>(enc.size()));
+            where[i] = at->second;
+            if (!fresh) continue;
+        } else {
+            where[i] = static_cast<int32_t>(enc.size());
+        }
+        enc.emplace_back();
+        encode_item(items[i], sentences, vocab, enc.back());
+    }
+    return where;
+}
 
-    Vocabulary vocab(encoder.stems(), encoder.stopwords(), encoder.check_ascii());
-    std::vector<Encoded> enc(texts.size());
-    for (std::size_t i = 0; i < enc.size(); ++i) encode_item(texts[i], sentences, vocab, enc[i]);
+}  // namespace
 
-    Workspace ws;
+RougePlan::RougePlan(const std::vector<std::tuple<int, int, int, bool>>& types, bool perl, bool best, double beta,
+                     std::optional<double> alpha, double weight, bool sentences, double grid)
+    : types_(types),
+      alpha_(alpha),
+      settings_{perl, best, beta, alpha.value_or(0.0), alpha.has_value(), weight, false},
+      sentences_(sentences),
+      grid_(grid) {
+    for (const auto& [kind, n, skip, uni] : types) specs_.push_back({kind, n, skip, uni});
+}
+
+py::tuple RougePlan::args() const {
+    return py::make_tuple(types_, settings_.perl, settings_.best, settings_.beta, alpha_, settings_.weight, sentences_,
+                          grid_);
+}
+
+py::object RougePlan::scores(RougeEncoder& encoder, const py::list& preds, const py::list& refs,
+                             const std::vector<int64_t>& starts, const py::object& lcs_preds,
+                             const py::object& lcs_refs, bool rows) const {
+    const std::size_t n_seg = preds.size();
+    const std::size_t n_pairs = refs.size();
+    const std::size_t k = specs_.size();
+    const bool split = !lcs_preds.is_none();
+    Settings s = settings_;
+    s.split = split;
+
+    Vocabulary& vocab = encoder.vocab();
+    vocab.trim();
+    std::vector<Encoded> enc;
+    enc.reserve(n_seg + n_pairs);
+    std::unordered_map<std::string_view, int32_t> seen;  // views into the strings, which outlive the call
+    std::vector<int32_t> pred_of = encode_all(preds, sentences_, vocab, enc, seen);
+    std::vector<int32_t> ref_of = encode_all(refs, sentences_, vocab, enc, seen);
+    std::vector<int32_t> pred_lcs_of = pred_of, ref_lcs_of = ref_of;
+    if (split) {
+        pred_lcs_of = encode_all(lcs_preds.cast<py::list>(), sentences_, vocab, enc, seen);
+        ref_lcs_of = encode_all(lcs_refs.cast<py::list>(), sentences_, vocab, enc, seen);
+    }
+
+    // kept between calls: every per-token array is left as it was found (-1 or 0), so only growth costs
+    static thread_local Workspace ws;
     const std::size_t V = static_cast<std::size_t>(vocab.size()) + 1;
-    ws.slot.assign(V, -1);
-    ws.pred_count.counts.assign(V, 0);
-    ws.ref_count.counts.assign(V, 0);
-    ws.mark_count.counts.assign(V, 0);
+    if (ws.slot.size() < V) {
+        ws.slot.resize(V, -1);
+        ws.pred_count.counts.resize(V, 0);
+        ws.ref_count.counts.resize(V, 0);
+        ws.mark_count.counts.resize(V, 0);
+    }
 
-    py::array_t<double> result({n_seg, k, static_cast<std::size_t>(3)});
-    double* out = result.mutable_data();
+    // (segments, types, 3): P, R, F; with a grid, (segments, types, 6): each value v as hi = v rounded to a multiple
+    // of 1/grid, then lo = v - hi (both exact), so that sums of many of them can be exact
+    const std::size_t width = grid_ > 0 ? 6 : 3;
+    std::vector<double> values(n_seg * k * width);
     std::vector<PairCounts> counts;
     for (std::size_t seg = 0; seg < n_seg; ++seg) {
-        std::size_t lo = seg_starts.empty() ? seg : static_cast<std::size_t>(seg_starts[seg]);
-        std::size_t hi = seg_starts.empty() ? seg + 1
-                         : seg + 1 < n_seg ? static_cast<std::size_t>(seg_starts[seg + 1])
-                                           : n_pairs;
+        std::size_t lo = starts.empty() ? seg : static_cast<std::size_t>(starts[seg]);
+        std::size_t hi = starts.empty() ? seg + 1 : seg + 1 < n_seg ? static_cast<std::size_t>(starts[seg + 1]) : n_pairs;
+        const Encoded& pt = enc[pred_of[seg]];
+        const Encoded& pl = enc[pred_lcs_of[seg]];
         for (std::size_t j = 0; j < k; ++j) {
-            const TypeSpec& t = specs[j];
+            const TypeSpec& t = specs_[j];
             counts.clear();
             for (std::size_t p = lo; p < hi; ++p) {
-                const Encoded& pt = enc[pred_text[p]];
-                const Encoded& rt = enc[ref_text[p]];
-                const Encoded& pl = enc[pred_lcs[p]];
-                const Encoded& rl = enc[ref_lcs[p]];
+                const Encoded& rt = enc[ref_of[p]];
+                const Encoded& rl = enc[ref_lcs_of[p]];
                 switch (t.kind) {
                     case KIND_N: counts.push_back(ngram_counts(ws, pt, rt, t.n)); break;
                     case KIND_S: counts.push_back(skip_counts(ws, pt, rt, t)); break;
@@ -305,13 +349,36 @@ py::array_t<double> rouge_scores(RougeEncoder& encoder, const py::list& texts, b
                                           static_cast<double>(rt.tokens.size())});
                         break;
                     case KIND_LSUM: counts.push_back(union_lcs_counts(ws, pt, rt, pl, rl, split)); break;
-                    default: counts.push_back(weighted_counts(ws, pt, rt, pl, rl, weight)); break;
+                    default: counts.push_back(weighted_counts(ws, pt, rt, pl, rl, s.weight)); break;
                 }
             }
-            segment_scores(t, counts.data(), counts.size(), s, out + (seg * k + j) * 3);
+            double* prf = values.data() + (seg * k + j) * width;
+            segment_scores(t, counts.data(), counts.size(), s, prf);
+            if (grid_ > 0)
+                for (int m = 0; m < 3; ++m) {
+                    double high = std::nearbyint(prf[m] * grid_) / grid_;
+                    prf[3 + m] = prf[m] - high;
+                    prf[m] = high;
+                }
         }
     }
-    return result;
+    if (!rows) {
+        py::array_t<double> result({n_seg, k, width});
+        std::copy(values.begin(), values.end(), result.mutable_data());
+        return std::move(result);
+    }
+    // one tuple per segment: for each of the `width` measures, a tuple over the types
+    py::list out(n_seg);
+    for (std::size_t seg = 0; seg < n_seg; ++seg) {
+        py::tuple row(width);
+        for (std::size_t m = 0; m < width; ++m) {
+            py::tuple per_type(k);
+            for (std::size_t j = 0; j < k; ++j) per_type[j] = py::float_(values[(seg * k + j) * width + m]);
+            row[m] = std::move(per_type);
+        }
+        out[seg] = std::move(row);
+    }
+    return std::move(out);
 }
 
 std::string stem_word(int kind, const std::string& word) {
@@ -325,15 +392,14 @@ std::string stem_word(int kind, const std::string& word) {
 
 // The tokens of one text as the kernel sees them (after stop words and stemming), sentence by sentence.
 std::vector<std::vector<std::string>> encoder_tokens(RougeEncoder& encoder, const py::handle& item, bool sentences) {
-    Vocabulary vocab(encoder.stems(), encoder.stopwords(), encoder.check_ascii());
-    std::vector<std::string> names;
-    vocab.keep_names(&names);
+    Vocabulary& vocab = encoder.vocab();
+    vocab.trim();
     Encoded enc;
     encode_item(item, sentences, vocab, enc);
     std::vector<std::vector<std::string>> out;
     for (const auto& [b, e] : enc.sentences) {
         out.emplace_back();
-        for (int32_t k = b; k < e; ++k) out.back().push_back(names[enc.tokens[k]]);
+        for (int32_t k = b; k < e; ++k) out.back().push_back(vocab.name(enc.tokens[k]));
     }
     return out;
 }
@@ -347,10 +413,21 @@ void bind_rouge(py::module_& m) {
             "The cached stem of a word (words of at most 3 characters are kept).")
         .def("tokens", &encoder_tokens, py::arg("item"), py::arg("sentences"),
              "The tokens of a text (a string, or a list of sentences of tokens), sentence by sentence.");
-    m.def("rouge_scores", &rouge_scores, py::arg("encoder"), py::arg("texts"), py::arg("sentences"),
-          py::arg("pred_text"), py::arg("ref_text"), py::arg("pred_lcs"), py::arg("ref_lcs"), py::arg("seg_starts"),
-          py::arg("types"), py::arg("perl"), py::arg("best"), py::arg("beta"), py::arg("alpha"), py::arg("weight"),
-          py::arg("split"));
+    py::class_<RougePlan>(m, "RougePlan")
+        .def(py::init<const std::vector<std::tuple<int, int, int, bool>>&, bool, bool, double, std::optional<double>,
+                      double, bool, double>(),
+             py::arg("types"), py::arg("perl"), py::arg("best"), py::arg("beta"), py::arg("alpha"), py::arg("weight"),
+             py::arg("sentences"), py::arg("grid"))
+        .def(py::pickle([](const RougePlan& p) { return p.args(); },
+                        [](const py::tuple& t) {
+                            return RougePlan(t[0].cast<std::vector<std::tuple<int, int, int, bool>>>(), t[1].cast<bool>(),
+                                             t[2].cast<bool>(), t[3].cast<double>(), t[4].cast<std::optional<double>>(),
+                                             t[5].cast<double>(), t[6].cast<bool>(), t[7].cast<double>());
+                        }))
+        .def("scores", &RougePlan::scores, py::arg("encoder"), py::arg("preds"), py::arg("refs"), py::arg("starts"),
+             py::arg("lcs_preds"), py::arg("lcs_refs"), py::arg("rows"),
+             "Per-segment scores of the pairs (preds[s], refs[starts[s] + i]): a (segments, types, 3 or 6) array, or "
+             "with rows one tuple per segment holding, per measure, a tuple over the types.");
     m.def("stem", &stem_word, py::arg("kind"), py::arg("word"),
           "Stem one lowercase word with stemmer kind 1 (NLTK Porter) or 2/3 (ROUGE-1.5.5's Porter), uncached.");
     m.def(

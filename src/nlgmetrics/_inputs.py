@@ -178,6 +178,8 @@ def check_pairs(
     single_reference: bool = False,
 ) -> tuple[list[str], ReferenceSets]:
     """Check predictions and references together: types, emptiness, and equal lengths."""
+    if type(predictions) is str and type(references) is str:  # one pair: nothing else to check
+        return [predictions], ReferenceSets([references])
     preds = check_predictions(predictions, allow_empty=allow_empty)
     refs = check_references(references, allow_empty=allow_empty, single=single_reference)
     if len(preds) != len(refs):

@@ -237,12 +237,10 @@ def test_compiled_kernel_counts_equal_naive_counts(pairs):
     from nlgmetrics.metrics.rouge_kernel import _type_specs
 
     specs, _ = _type_specs(KERNEL_TYPES, False)
-    items = [doc for pair in pairs for doc in pair]
-    n = len(pairs)
-    got = native().rouge_scores(
-        rouge_encoder(None, False, False), items, True, list(range(0, 2 * n, 2)), list(range(1, 2 * n, 2)),
-        list(range(0, 2 * n, 2)), list(range(1, 2 * n, 2)), [], specs, False, True, 1.0, None, 1.2, False,
-    )  # fmt: skip
+    plan = native().RougePlan(specs, False, True, 1.0, None, 1.2, True, 0.0)
+    got = plan.scores(
+        rouge_encoder(None, False, False), [p for p, _ in pairs], [r for _, r in pairs], [], None, None, False
+    )
     for k, (pred, ref) in enumerate(pairs):
         for j, rouge_type in enumerate(KERNEL_TYPES):
             assert tuple(got[k, j]) == _f(*naive_pair(pred, ref, rouge_type)), rouge_type

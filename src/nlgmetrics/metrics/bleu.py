@@ -751,6 +751,7 @@ def _sizes(cfg: BLEUConfig) -> dict[str, int]:
 
 
 BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
+    cache_configs=True,
     name="bleu",
     bounds=(0.0, None),
     config_cls=BLEUConfig,

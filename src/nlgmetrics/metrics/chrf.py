@@ -323,6 +323,7 @@ def _sizes(cfg: CHRFConfig) -> dict[str, int]:
 
 
 CHRF: Family[CHRFConfig, CHRFStats, CHRFResult] = Family(
+    cache_configs=True,
     name="chrf",
     bounds=(0.0, 100.0),
     config_cls=CHRFConfig,

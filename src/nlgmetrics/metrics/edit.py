@@ -102,6 +102,7 @@ def edit_distance_from_stats(stats: EditDistanceStats, cfg: EditDistanceConfig) 
 
 
 EDIT_DISTANCE: Family[EditDistanceConfig, EditDistanceStats, EditDistanceResult] = Family(
+    cache_configs=True,
     name="edit_distance",
     higher_is_better=False,
     bounds=(0.0, None),
@@ -164,6 +165,7 @@ def nls_from_stats(stats: NLSStats, cfg: NLSConfig) -> NLSResult:
 
 
 NLS: Family[NLSConfig, NLSStats, NLSResult] = Family(
+    cache_configs=True,
     name="nls",
     bounds=(0.0, 1.0),
     config_cls=NLSConfig,
@@ -282,6 +284,7 @@ def error_rate_from_stats(stats: ErrorRateStats, cfg: ErrorRateConfig) -> ErrorR
 
 
 CER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
+    cache_configs=True,
     name="cer",
     higher_is_better=False,
     bounds=(0.0, None),
@@ -296,6 +299,7 @@ CER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
 )
 
 WER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
+    cache_configs=True,
     name="wer",
     higher_is_better=False,
     bounds=(0.0, None),

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -43,7 +43,7 @@ from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
-from .base import Family, Result, check_number, safe_div
+from .base import Family, Result, check_number
 from .rouge_kernel import TYPE_FORMS, AggregateScore, RougeScore, parse_rouge_type, rouge_columns
 
 __all__ = [
@@ -289,6 +289,8 @@ def _warn_dropped(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> No
     """Warn once per batch when an ASCII-only tokenizer drops most of the letters of a segment."""
     if cfg.tokenizer not in ("rouge-score", "rouge155"):
         return
+    if all(map(str.isascii, preds)) and all(map(str.isascii, refs.flat)):
+        return
     texts = [*preds, *refs.flat]
     lower_first = cfg.tokenizer == "rouge-score"
     bad = [k for k, t in enumerate(texts) if not t.isascii() and ascii_kept_fraction(t, lower_first=lower_first) < 0.5]
@@ -306,7 +308,7 @@ def _warn_dropped(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> No
 
 
 def _chunk_columns(args: tuple[list[str], ReferenceSets, RougeConfig]) -> np.ndarray:
-    return rouge_columns(*args)
+    return rouge_columns(*args, grid=_GRID)
 
 
 def _split(preds: list[str], refs: ReferenceSets, parts: int) -> list[tuple[list[str], ReferenceSets]]:
@@ -334,44 +336,56 @@ def _parallel_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -
     return np.concatenate(results, axis=0)
 
 
+#: Batches of at most this many segments keep their statistics as Python rows (no numpy arrays).
+_SMALL = 32
+
+
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
     _warn_dropped(preds, refs, cfg)
+    if len(preds) <= _SMALL:
+        # per segment: hi P, R, F then low P, R, F, each a tuple over the types
+        rows = [RougeStats(*row, 1) for row in rouge_columns(preds, refs, cfg, grid=_GRID, rows=True)]  # type: ignore[call-arg]
+        return StatsBatch.from_rows(RougeStats, rows)
     if cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS:
         scores = _parallel_columns(preds, refs, cfg)
     else:
-        scores = rouge_columns(preds, refs, cfg)
+        scores = rouge_columns(preds, refs, cfg, grid=_GRID)
+    # (segments, types, hi P/R/F then low P/R/F)
     out: dict[str, np.ndarray] = {}
     for j, m in enumerate(_MEASURES):
-        col = scores[:, :, j]
-        hi = np.rint(col * _GRID) / _GRID
-        out[m], out[f"{m}_low"] = hi, col - hi  # both exact: hi + low == value
+        out[m], out[f"{m}_low"] = scores[:, :, j], scores[:, :, 3 + j]
     out["count"] = np.ones(len(preds), dtype=np.int64)
     return StatsBatch(RougeStats, out)
 
 
 # ---------------------------------------------------------------------------------------------------- formula
-def _sums(stats: RougeStats, measure: str) -> np.ndarray:
-    return np.asarray(getattr(stats, measure), dtype=np.float64) + np.asarray(
-        getattr(stats, f"{measure}_low"), dtype=np.float64
+def _means(stats: RougeStats, types: Sequence[str]) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """Per type, the mean precision, recall and F: ``(hi + low) / count`` of each (0 without segments)."""
+    n = int(stats.count)
+    if not n:
+        zero = dict.fromkeys(types, 0.0)
+        return zero, dict(zero), dict(zero)
+    return (
+        {t: (h + lo) / n for t, h, lo in zip(types, stats.precision, stats.precision_low, strict=True)},
+        {t: (h + lo) / n for t, h, lo in zip(types, stats.recall, stats.recall_low, strict=True)},
+        {t: (h + lo) / n for t, h, lo in zip(types, stats.fmeasure, stats.fmeasure_low, strict=True)},
     )
-
-
-def _means(stats: RougeStats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    count = np.asarray(stats.count, dtype=np.float64)
-    if count.ndim:
-        count = count[:, None]
-    p, r, f = (safe_div(_sums(stats, m), count) for m in _MEASURES)
-    return p, r, f
 
 
 def rouge_from_stats(stats: RougeStats, cfg: RougeConfig) -> RougeResult:
     """Mean precision, recall and F per type: the sums of the per-segment values over the number of segments."""
-    p, r, f = _means(stats)
-    types = cfg.rouge_types
-    prec = {t: float(p[j]) for j, t in enumerate(types)}
-    rec = {t: float(r[j]) for j, t in enumerate(types)}
-    f1 = {t: float(f[j]) for j, t in enumerate(types)}
+    prec, rec, f1 = _means(stats, cfg.rouge_types)
     return RougeResult(score=dict(f1), precision=prec, recall=rec, f1=f1, count=int(stats.count))
+
+
+def _segment_rows(batch: StatsBatch[RougeStats]) -> Iterator[RougeStats]:
+    """Each segment's statistics, from Python lists rather than one numpy scalar at a time."""
+    if len(batch) <= _SMALL:
+        yield from batch
+        return
+    cols = [batch.column(name).tolist() for name in RougeStats.field_names()]
+    for values in zip(*cols, strict=True):
+        yield RougeStats(*(tuple(v) if isinstance(v, list) else v for v in values))  # type: ignore[arg-type]
 
 
 class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
@@ -380,11 +394,12 @@ class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
     def segment_scores(self, batch: StatsBatch[RougeStats], config: RougeConfig) -> tuple[Any, ...]:  # type: ignore[override]
         if len(batch) == 0:
             return ()
-        columns: dict[str, Any] = dict(batch.columns)
-        p, r, f = _means(RougeStats(**columns))  # the corpus formula, applied to each segment
         types = config.rouge_types
-        rows = zip(p.tolist(), r.tolist(), f.tolist(), strict=True)
-        return tuple({t: RougeScore(pp[j], rr[j], ff[j]) for j, t in enumerate(types)} for pp, rr, ff in rows)
+        out = []
+        for seg in _segment_rows(batch):
+            p, r, f = _means(seg, types)  # the corpus formula, applied to each segment
+            out.append({t: RougeScore(p[t], r[t], f[t]) for t in types})
+        return tuple(out)
 
     def needs_segments(self, config: RougeConfig) -> bool:
         return config.bootstrap_samples > 0
@@ -421,6 +436,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 ROUGE = RougeFamily(
+    cache_configs=True,
     name="rouge",
     bounds=(0.0, 1.0),
     config_cls=RougeConfig,

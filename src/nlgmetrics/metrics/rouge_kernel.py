@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -109,9 +109,9 @@ def _type_specs(types: tuple[str, ...], perl: bool) -> tuple[list[tuple[int, int
     return specs, sentences
 
 
-def _sentence_texts(texts: Sequence[str], mode: str) -> list[str]:
+def _sentence_texts(texts: list[str], mode: str) -> list[str]:
     if mode == "newline":
-        return list(texts)
+        return texts
     if mode == "rules":
         return ["\n".join(split_sentences(t)) for t in texts]
     return [t if "\n" in t else "\n".join(split_sentences(t)) for t in texts]  # auto
@@ -125,46 +125,66 @@ def _tokenizer_of(cfg: RougeConfig) -> str | Callable[[str], list[str]]:
     return get_tokenizer(cfg.tokenizer)
 
 
-def rouge_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> np.ndarray:
-    """Per-segment precision, recall and F of every type of a batch: a ``(segments, types, 3)`` array."""
+def _plan(cfg: RougeConfig, grid: float) -> Any:
+    """The compiled kernel's plan of a config (types, arithmetic, sentences), built once per config object."""
+    cached = cfg.__dict__.get("_nlgm_rouge_plan")
+    if cached is not None and cached[0] == grid:
+        return cached[1]
     perl = cfg.scoring == "rouge155"
     specs, need_sentences = _type_specs(cfg.rouge_types, perl)
-    n = len(preds)
+    sentences = need_sentences or bool(cfg.length_limit or cfg.byte_limit)
+    plan = native().RougePlan(
+        specs, perl, cfg.multi_ref == "best", float(cfg.beta), cfg.alpha, float(cfg.weight), sentences, grid
+    )
+    object.__setattr__(cfg, "_nlgm_rouge_plan", (grid, plan))
+    return plan
+
+
+def _items(texts: list[str], tokenizer: str | Callable[[str], list[str]], sentences: bool) -> list[Any]:
+    if isinstance(tokenizer, str) and all(map(str.isascii, texts)):
+        return texts  # the compiled tokenizer reads them as they are
+    return [kernel_text(t, tokenizer, sentences) for t in texts]
+
+
+def rouge_columns(
+    preds: list[str], refs: ReferenceSets, cfg: RougeConfig, grid: float = 0.0, rows: bool = False
+) -> Any:
+    """Per-segment precision, recall and F of every type of a batch: a ``(segments, types, 3)`` array.
+
+    With a ``grid``, ``(segments, types, 6)``: each value ``v`` as ``hi`` (``v`` rounded to a multiple of
+    ``1 / grid``) in the first three, and ``v - hi`` in the last three (both exact: ``hi + lo == v``). With ``rows``,
+    a list with one tuple per segment instead, holding for each of those measures a tuple over the types."""
+    plan = _plan(cfg, grid)
+    perl = cfg.scoring == "rouge155"
+    need_sentences = _type_specs(cfg.rouge_types, perl)[1]
     flat = refs.flat
-    n_pairs = len(flat)
-    texts = [*preds, *flat]
     if cfg.sentence_separator:
-        texts = [t.replace(cfg.sentence_separator, "\n") for t in texts]
+        preds = [t.replace(cfg.sentence_separator, "\n") for t in preds]
+        flat = [t.replace(cfg.sentence_separator, "\n") for t in flat]
     split = bool(cfg.length_limit or cfg.byte_limit)
+    lcs_preds: list[Any] | None = None
+    lcs_refs: list[Any] | None = None
     if split:
-        cut = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in texts]
-        texts = [c[0] for c in cut] + ["\n".join(c[1]) for c in cut]
+        cut_p = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in preds]
+        cut_r = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in flat]
+        preds, flat = [c[0] for c in cut_p], [c[0] for c in cut_r]
+        lcs_preds, lcs_refs = ["\n".join(c[1]) for c in cut_p], ["\n".join(c[1]) for c in cut_r]
     elif need_sentences:
-        texts = _sentence_texts(texts, cfg.sentence_split)
+        preds, flat = _sentence_texts(preds, cfg.sentence_split), _sentence_texts(flat, cfg.sentence_split)
     sentences = need_sentences or split
-    # each distinct text is tokenized once (the references of a benchmark repeat for every system)
-    index: dict[str, int] = {}
-    where = [index.setdefault(t, len(index)) for t in texts]
     tokenizer = _tokenizer_of(cfg)
-    items = [kernel_text(t, tokenizer, sentences) for t in index]
     encoder = rouge_encoder(
         cfg.stemmer if cfg.use_stemmer else None, cfg.remove_stopwords, cfg.tokenizer == "rouge-score"
     )
-    if refs.starts is None:
-        seg_of_pair = range(n)
-        starts: list[int] = []
-    else:
-        starts = refs.starts.tolist()
-        seg_of_pair = [s for s, k in enumerate(refs.counts().tolist()) for _ in range(k)]  # type: ignore[assignment]
-    pred_text = [where[s] for s in seg_of_pair]
-    ref_text = where[n : n + n_pairs]
-    if split:
-        m = n + n_pairs
-        pred_lcs = [where[m + s] for s in seg_of_pair]
-        ref_lcs = where[m + n : m + n + n_pairs]
-    else:
-        pred_lcs, ref_lcs = pred_text, ref_text
-    return native().rouge_scores(  # type: ignore[no-any-return]
-        encoder, items, sentences, pred_text, ref_text, pred_lcs, ref_lcs, starts, specs,
-        perl, cfg.multi_ref == "best", float(cfg.beta), cfg.alpha, float(cfg.weight), split,
-    )  # fmt: skip
+    starts: list[int] = [] if refs.starts is None else refs.starts.tolist()
+    if lcs_preds is not None and lcs_refs is not None:
+        lcs_preds, lcs_refs = _items(lcs_preds, tokenizer, sentences), _items(lcs_refs, tokenizer, sentences)
+    return plan.scores(
+        encoder,
+        _items(preds, tokenizer, sentences),
+        _items(flat, tokenizer, sentences),
+        starts,
+        lcs_preds,
+        lcs_refs,
+        rows,
+    )
