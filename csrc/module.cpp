@@ -4,7 +4,12 @@
 
 #include "rouge_kernel.hpp"
 
+namespace nlgm {
+void bind_ngrams(pybind11::module_& m);
+}
+
 PYBIND11_MODULE(_native, m) {
-    m.doc() = "Compiled kernels of nlgmetrics (ROUGE tokenizing, stemming and scoring).";
+    m.doc() = "Compiled kernels of nlgmetrics (ROUGE tokenizing, stemming and scoring; n-gram counts of small BLEU and chrF batches).";
     nlgm::bind_rouge(m);
+    nlgm::bind_ngrams(m);
 }

@@ -182,3 +182,23 @@ def test_tail_fields_are_documented_as_non_additive():
     assert (b + a).tail_hyp_len == 3
     counts = dataclasses.replace(a + b, **{f: getattr(b + a, f) for f in _TAIL_FIELDS})
     assert counts == b + a  # everything else commutes
+
+
+# ---------------------------------------------------------------------------------------------- small batches
+big_corpus = st.lists(st.tuples(text, st.one_of(text, refs_multi)), min_size=33, max_size=40)
+
+
+@pytest.mark.parametrize(("family", "options"), [*FAMILIES[:-2], *ORDERED])
+@settings(max_examples=6, deadline=None)
+@given(pairs=big_corpus)
+def test_small_batches_give_the_corpus_paths_statistics(family, options, pairs):
+    """A batch of more than ``SMALL`` segments is indexed with numpy; one of a few segments is counted segment by
+    segment by the compiled kernel. Both give every segment the same statistics."""
+    cfg = _config(family, options)
+    preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
+    corpus_path = family.batch_stats(preds, refs, cfg)
+    for i, (p, r) in enumerate(pairs):
+        assert family.batch_stats([p], [r], cfg)[0] == corpus_path[i]
+    assert family.batch_stats(preds[:5], refs[:5], cfg).total() == sum(
+        (corpus_path[i] for i in range(1, 5)), corpus_path[0]
+    )

@@ -244,6 +244,7 @@ class Family(Generic[C, S, R]):
 #: The most configurations a family keeps (a program that builds configs from many values does not grow forever).
 _CONFIG_CACHE_SIZE = 512
 _PLAIN = (str, int, bool, type(None))
+_PLAIN_SET = frozenset(_PLAIN)
 
 
 def _freeze(value: Any) -> Any:
@@ -266,10 +267,12 @@ def _freeze(value: Any) -> Any:
 def _config_key(preset: Any, options: dict[str, Any]) -> Any:
     if preset is not None and type(preset) is not str:
         return None
+    kinds = tuple(map(type, options.values()))
+    if set(kinds) <= _PLAIN_SET:  # plain values: equal and of the same type means the same option
+        return (preset, tuple(options.items()), kinds)
     key: list[Any] = [preset]
     for name, value in options.items():
-        kind = type(value)
-        frozen = (kind, value) if kind in _PLAIN else _freeze(value)
+        frozen = _freeze(value)
         if frozen is None:
             return None
         key.append((name, frozen))

@@ -156,6 +156,8 @@ def _nls_kernel(preds: list[str], refs: ReferenceSets, cfg: NLSConfig) -> StatsB
     else:
         sim = 1.0 - normalized_distances(flat_p, flat_r, cfg.substitution_cost)
     best = reduce_segments(sim, starts, "max")
+    if isinstance(best, list):
+        return StatsBatch.from_rows(NLSStats, [NLSStats(value, 1) for value in best])
     return StatsBatch(NLSStats, {"score_sum": best, "count": np.ones(len(preds), dtype=np.int64)})
 
 

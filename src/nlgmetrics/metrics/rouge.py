@@ -361,14 +361,23 @@ def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> St
 # ---------------------------------------------------------------------------------------------------- formula
 def _means(stats: RougeStats, types: Sequence[str]) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
     """Per type, the mean precision, recall and F: ``(hi + low) / count`` of each (0 without segments)."""
-    n = int(stats.count)
+    return _means_of(
+        stats.precision, stats.precision_low, stats.recall, stats.recall_low, stats.fmeasure, stats.fmeasure_low,
+        int(stats.count), types,
+    )  # fmt: skip
+
+
+def _means_of(
+    p_hi: Sequence[float], p_lo: Sequence[float], r_hi: Sequence[float], r_lo: Sequence[float],
+    f_hi: Sequence[float], f_lo: Sequence[float], n: int, types: Sequence[str],
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:  # fmt: skip
     if not n:
         zero = dict.fromkeys(types, 0.0)
         return zero, dict(zero), dict(zero)
     return (
-        {t: (h + lo) / n for t, h, lo in zip(types, stats.precision, stats.precision_low, strict=True)},
-        {t: (h + lo) / n for t, h, lo in zip(types, stats.recall, stats.recall_low, strict=True)},
-        {t: (h + lo) / n for t, h, lo in zip(types, stats.fmeasure, stats.fmeasure_low, strict=True)},
+        {t: (h + lo) / n for t, h, lo in zip(types, p_hi, p_lo, strict=True)},
+        {t: (h + lo) / n for t, h, lo in zip(types, r_hi, r_lo, strict=True)},
+        {t: (h + lo) / n for t, h, lo in zip(types, f_hi, f_lo, strict=True)},
     )
 
 
@@ -378,14 +387,13 @@ def rouge_from_stats(stats: RougeStats, cfg: RougeConfig) -> RougeResult:
     return RougeResult(score=dict(f1), precision=prec, recall=rec, f1=f1, count=int(stats.count))
 
 
-def _segment_rows(batch: StatsBatch[RougeStats]) -> Iterator[RougeStats]:
-    """Each segment's statistics, from Python lists rather than one numpy scalar at a time."""
+def _segment_rows(batch: StatsBatch[RougeStats]) -> Iterator[tuple[Any, ...]]:
+    """Each segment's statistics as plain values, in field order (from Python lists, not numpy scalars)."""
     if len(batch) <= _SMALL:
-        yield from batch
+        for seg in batch:
+            yield tuple(getattr(seg, name) for name in RougeStats.field_names())
         return
-    cols = [batch.column(name).tolist() for name in RougeStats.field_names()]
-    for values in zip(*cols, strict=True):
-        yield RougeStats(*(tuple(v) if isinstance(v, list) else v for v in values))  # type: ignore[arg-type]
+    yield from zip(*(batch.column(name).tolist() for name in RougeStats.field_names()), strict=True)
 
 
 class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
@@ -397,7 +405,7 @@ class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
         types = config.rouge_types
         out = []
         for seg in _segment_rows(batch):
-            p, r, f = _means(seg, types)  # the corpus formula, applied to each segment
+            p, r, f = _means_of(*seg, types)  # type: ignore[call-arg]  # the corpus formula, applied to each segment
             out.append({t: RougeScore(p[t], r[t], f[t]) for t in types})
         return tuple(out)
 
