@@ -1,11 +1,18 @@
-"""Build of the compiled kernels (``nlgmetrics._native``, C++17/20 with pybind11); everything else is in
-pyproject.toml. ``pip install .`` compiles them with the machine's C++ compiler."""
+"""Build configuration beyond pyproject.toml: the compiled kernels.
+
+* ``nlgmetrics._native`` (C++20 with pybind11, ``csrc/``): the ROUGE kernel (tokenizing, both Porter stemmers,
+  n-gram, LCS and union-LCS counting) and the n-gram counter of small BLEU and chrF batches. Required: every kernel
+  in it is the only implementation of its logic; a copy without it raises ``MissingExtensionError``.
+* ``nlgmetrics._ext._eed`` runs the Extended Edit Distance dynamic program (see src/nlgmetrics/_ext/eed.c for why it
+  is C). It is optional: where it cannot be compiled, the install goes on and the metric runs the same loop in
+  Python.
+"""
 
 import sys
 from glob import glob
 
 from pybind11.setup_helpers import Pybind11Extension, build_ext
-from setuptools import setup
+from setuptools import Extension, setup
 
 # Never fuse a*b+c into one rounding (FMA): the kernels must give the reference tools' float results bit for bit.
 flags = [] if sys.platform == "win32" else ["-ffp-contract=off"]
@@ -18,7 +25,8 @@ setup(
             include_dirs=["csrc"],
             cxx_std=20,
             extra_compile_args=flags,
-        )
+        ),
+        Extension("nlgmetrics._ext._eed", ["src/nlgmetrics/_ext/eed.c"], optional=True),
     ],
     cmdclass={"build_ext": build_ext},
 )

@@ -44,7 +44,8 @@ from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
 from .base import Family, Result, check_number
-from .rouge_kernel import TYPE_FORMS, AggregateScore, RougeScore, parse_rouge_type, rouge_columns
+from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
+from .rouge_scores import AggregateScore, RougeScore
 
 __all__ = [
     "ROUGE",

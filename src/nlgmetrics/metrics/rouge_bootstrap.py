@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..stats import StatsBatch
-from .rouge_kernel import AggregateScore, RougeScore, round5
+from .rouge_kernel import round5
+from .rouge_scores import AggregateScore, RougeScore
 
 if TYPE_CHECKING:
     from .rouge import RougeConfig, RougeStats

@@ -5,7 +5,7 @@ once, pairs each prediction with each of its references, counts the matches of e
 skip-bigram overlaps, LCS, union LCS, weighted LCS), keeps each segment's best reference or pools them, and turns
 the counts into precision, recall and F with the chosen reference tool's arithmetic. This module prepares its
 input (sentence splitting, separators, ROUGE-1.5.5's length limits, tokens of the tokenizers that are not
-compiled) and declares the ROUGE types and score tuples; :mod:`nlgmetrics.metrics.rouge` declares the family
+compiled) and declares the ROUGE types; :mod:`nlgmetrics.metrics.rouge` declares the family
 around it. It imports nothing from the family's module, so the two never import each other.
 """
 
@@ -15,7 +15,7 @@ import dataclasses
 import functools
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,24 +28,7 @@ from ..text.sentences import split_sentences
 if TYPE_CHECKING:
     from .rouge import RougeConfig
 
-__all__ = ["AggregateScore", "RougeScore", "RougeType", "parse_rouge_type", "rouge_columns", "round5"]
-
-
-class RougeScore(NamedTuple):
-    """Precision, recall and F of one type (rouge-score's ``Score``)."""
-
-    precision: float
-    recall: float
-    fmeasure: float
-
-
-class AggregateScore(NamedTuple):
-    """A bootstrap confidence interval: ``low`` and ``high`` bounds around ``mid`` (rouge-score's
-    ``AggregateScore``)."""
-
-    low: RougeScore
-    mid: RougeScore
-    high: RougeScore
+__all__ = ["RougeType", "parse_rouge_type", "rouge_columns", "round5"]
 
 
 # ---------------------------------------------------------------------------------------------------- types
