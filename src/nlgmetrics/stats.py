@@ -289,7 +289,8 @@ class StatsBatch(Generic[S]):
 
     @classmethod
     def from_rows(cls, stats_cls: type[S], rows: list[S]) -> StatsBatch[S]:
-        """A batch of the given per-segment statistics (at least one), columns made on demand."""
+        """A batch of the given per-segment statistics (at least one; fields of numbers and tuples of numbers),
+        columns made on demand."""
         batch = cls.__new__(cls)
         batch.cls = stats_cls
         batch._columns = None
@@ -298,7 +299,7 @@ class StatsBatch(Generic[S]):
         return batch
 
     @property
-    def columns(self) -> dict[str, np.ndarray]:
+    def columns(self) -> dict[str, Any]:
         if self._columns is None:
             assert self._rows is not None
             self._columns = {
