@@ -9,11 +9,18 @@ Kernels compute a whole batch at once and return a :class:`StatsBatch`: the per-
 column-wise in numpy arrays (one row per segment). ``batch[i]`` is segment ``i``'s :class:`Stats`, and
 ``batch.total()`` is their sum. Storing columns keeps corpus-scale work in numpy instead of creating one Python
 object per segment.
+
+A few metrics need more than sums: CIDEr weighs n-grams by their document frequency over the references of the
+whole corpus, so no fixed set of numbers per segment determines the score. Their statistics hold a
+:class:`Records` field: one record per segment (a small tuple of strings), concatenated by ``+``. The formula
+then sees every segment of the corpus, whatever the batching, merging or number of processes; a batch stores such
+a field as an object column, torch moves it as UTF-8 bytes (``"cat"``), and ``state_dict`` as JSON.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
@@ -21,12 +28,62 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-__all__ = ["Stats", "StatsBatch"]
+__all__ = ["Records", "Stats", "StatsBatch"]
 
 S = TypeVar("S", bound="Stats")
 
 
+def _tupled(value: Any) -> Any:
+    """JSON lists back to tuples, all the way down."""
+    if isinstance(value, list):
+        return tuple(_tupled(v) for v in value)
+    return value
+
+
+class Records(tuple):  # type: ignore[type-arg]
+    """A statistics field holding one record per segment instead of a number; ``+`` concatenates.
+
+    Records are tuples of strings (nested tuples allowed), so that they survive JSON (``state_dict``) and travel
+    through torch as UTF-8 bytes (:meth:`to_bytes`): one JSON document per line, so that byte strings of several
+    batches or processes concatenate into the records of all of them.
+    """
+
+    __slots__ = ()
+
+    def __add__(self, other: Any) -> Records:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Records(tuple.__add__(self, other))
+
+    def __repr__(self) -> str:
+        return f"Records({len(self)} records)"
+
+    def to_json(self) -> list[Any]:
+        return [json.loads(json.dumps(r)) for r in self]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Records:
+        return cls(_tupled(r) for r in data)
+
+    def to_bytes(self) -> bytes:
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self).encode("utf-8")
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Records:
+        return cls(_tupled(json.loads(line)) for line in data.decode("utf-8").splitlines() if line)
+
+
+def object_column(values: Sequence[Any]) -> np.ndarray:
+    """A 1-D object array holding ``values`` as they are (tuples stay elements, not rows)."""
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
 def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, Records):
+        return a + b
     if isinstance(a, tuple):
         if len(a) != len(b):
             raise ValueError(f"cannot add statistics of different shapes: {len(a)} vs {len(b)} entries")
@@ -40,6 +97,8 @@ class Stats:
 
     #: Fields whose values are tuples, mapped to a default length (per-order counts and the like).
     tuple_fields: ClassVar[Mapping[str, int]] = {}
+    #: Fields holding :class:`Records` (one record per segment) instead of numbers.
+    record_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __add__(self: S, other: S) -> S:
         if type(other) is not type(self):
@@ -59,7 +118,9 @@ class Stats:
         """The neutral element. ``sizes`` gives the length of tuple fields that have no fixed default."""
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
-            if f.name in cls.tuple_fields:
+            if f.name in cls.record_fields:
+                values[f.name] = Records()
+            elif f.name in cls.tuple_fields:
                 n = sizes.get(f.name, cls.tuple_fields[f.name])
                 values[f.name] = (0.0 if "float" in str(f.type) else 0,) * n
             else:
@@ -70,6 +131,8 @@ class Stats:
         """The same statistics with exact (:class:`~fractions.Fraction`) fields rounded to the nearest float."""
 
         def rnd(v: Any) -> Any:
+            if isinstance(v, Records):
+                return v
             if isinstance(v, tuple):
                 return tuple(rnd(x) for x in v)
             return float(v) if isinstance(v, Fraction) else v
@@ -78,14 +141,20 @@ class Stats:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict of the fields (used by ``state_dict`` and the CLI)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {
+            f.name: v.to_json() if isinstance(v := getattr(self, f.name), Records) else v
+            for f in dataclasses.fields(self)
+        }
 
     @classmethod
     def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
         kwargs = {}
         for f in dataclasses.fields(cls):
             v = data[f.name]
-            kwargs[f.name] = tuple(v) if f.name in cls.tuple_fields else v
+            if f.name in cls.record_fields:
+                kwargs[f.name] = Records.from_json(v)
+            else:
+                kwargs[f.name] = tuple(v) if f.name in cls.tuple_fields else v
         return cls(**kwargs)
 
     @classmethod
@@ -130,6 +199,8 @@ def exact_sum(values: np.ndarray) -> Fraction | float:
 
 
 def _column_sum(column: np.ndarray) -> Any:
+    if column.dtype == object:  # records: their concatenation, in segment order
+        return Records(column.tolist())
     if column.dtype.kind == "f":
         if column.ndim == 1:
             return math.fsum(column.tolist())
@@ -160,7 +231,9 @@ class StatsBatch(Generic[S]):
         return self._n
 
     def __getitem__(self, i: int) -> S:
-        return self.cls(**{k: _scalar(v[i]) for k, v in self.columns.items()})
+        return self.cls(
+            **{k: Records((v[i],)) if v.dtype == object else _scalar(v[i]) for k, v in self.columns.items()}
+        )
 
     def __iter__(self) -> Iterator[S]:
         for i in range(self._n):
@@ -187,7 +260,9 @@ class StatsBatch(Generic[S]):
         """
         out: dict[str, Any] = {}
         for k, v in self.columns.items():
-            if v.dtype.kind != "f":
+            if v.dtype == object:
+                out[k] = Records(v.tolist())
+            elif v.dtype.kind != "f":
                 out[k] = _scalar(v.sum(axis=0))
             elif v.ndim == 1:
                 out[k] = exact_sum(v)
@@ -215,7 +290,9 @@ class StatsBatch(Generic[S]):
         cols: dict[str, np.ndarray] = {}
         for name in stats_cls.field_names():
             v = getattr(zero, name)
-            if isinstance(v, tuple):
+            if isinstance(v, Records):
+                cols[name] = np.empty(0, dtype=object)
+            elif isinstance(v, tuple):
                 kind = np.float64 if any(isinstance(x, float) for x in v) else np.int64
                 cols[name] = np.zeros((0, len(v)), dtype=kind)
             else:
@@ -227,9 +304,25 @@ class StatsBatch(Generic[S]):
         """Build a batch from per-segment :class:`Stats` objects (the slow but simple path)."""
         if not items:
             return cls.empty(stats_cls)
-        return StatsBatch(
-            stats_cls, {name: np.asarray([getattr(s, name) for s in items]) for name in stats_cls.field_names()}
-        )
+        columns = {}
+        for name in stats_cls.field_names():
+            if name in stats_cls.record_fields:
+                columns[name] = object_column([r for s in items for r in getattr(s, name)])
+            else:
+                columns[name] = np.asarray([getattr(s, name) for s in items])
+        return StatsBatch(stats_cls, columns)
+
+    @classmethod
+    def from_lists(cls, stats_cls: type[S], data: Mapping[str, Sequence[Any]], template: StatsBatch[S]) -> StatsBatch[S]:
+        """A batch from per-segment columns as plain lists (``state_dict``'s JSON), typed like ``template``."""
+        cols: dict[str, np.ndarray] = {}
+        for k, v in data.items():
+            empty = template.columns[k]
+            if empty.dtype == object:
+                cols[k] = object_column([_tupled(x) for x in v])
+            else:
+                cols[k] = np.asarray(v, dtype=empty.dtype).reshape((-1, *empty.shape[1:]))
+        return StatsBatch(stats_cls, cols)
 
     def __repr__(self) -> str:
         return f"StatsBatch[{self.cls.__name__}](n={self._n})"

@@ -9,7 +9,8 @@ per-segment statistics, so no metric is computed twice.
 
 Memory: the texts are streamed. What is kept per system and metric is the running sum of the statistics and,
 when confidence intervals, significance, a report or per-segment scores are asked for, the per-segment
-statistics as numpy columns (a few numbers per segment, never text).
+statistics as numpy columns (a few numbers per segment, never text; CIDEr, whose document frequencies need the
+whole corpus, keeps each segment's tokenized captions).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 from .. import __version__
 from ..errors import InvalidInputError
 from ..metrics.catalog import IN_PROCESS
-from ..stats import StatsBatch
+from ..stats import Records, StatsBatch, object_column
 from .sources import Source, as_source, chunked_rows
 from .spec import MetricSpec, parse_metrics
 
@@ -487,10 +488,19 @@ class _StatsCache:
         path = self._path(spec, name)
         if not os.path.isfile(path):
             return None
+        stats_cls = spec.family().stats_cls
         with np.load(path, allow_pickle=False) as data:
             n = int(data["n_chunks"])
-            fields = spec.family().stats_cls.field_names()
-            return [{f: data[f"{i}:{f}"] for f in fields} for i in range(n)]
+            fields = stats_cls.field_names()
+            return [
+                {
+                    f: object_column(list(Records.from_bytes(data[f"{i}:{f}"].tobytes())))
+                    if f in stats_cls.record_fields
+                    else data[f"{i}:{f}"]
+                    for f in fields
+                }
+                for i in range(n)
+            ]
 
     def save(self, spec: MetricSpec, name: str, chunks: Sequence[dict[str, np.ndarray]]) -> None:
         import os
@@ -499,7 +509,8 @@ class _StatsCache:
         arrays: dict[str, np.ndarray] = {"n_chunks": np.asarray(len(chunks))}
         for i, cols in enumerate(chunks):
             for f, v in cols.items():
-                arrays[f"{i}:{f}"] = v
+                # records (CIDEr) are stored as UTF-8 JSON lines: object arrays would need pickle to load
+                arrays[f"{i}:{f}"] = np.frombuffer(Records(v.tolist()).to_bytes(), np.uint8) if v.dtype == object else v
         fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".npz")
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **arrays)  # type: ignore[arg-type]

@@ -101,6 +101,12 @@ CATALOG: dict[str, Entry] = {
         "chrF and chrF++, sacrebleu 2.6's numbers",
         cli="nlgmetrics.cli.mt:CHRF_COMMAND",
     ),
+    "cider": _E(
+        "nlgmetrics.metrics.cider:CIDER",
+        ("cider",),
+        "CIDEr",
+        "CIDEr-D and CIDEr of image captions, pycocoevalcap 1.2's numbers",
+    ),
     "edit_distance": _E(
         "nlgmetrics.metrics.edit:EDIT_DISTANCE",
         ("edit_distance",),

@@ -241,6 +241,77 @@ def _resampled_scores(
     return scores
 
 
+def _resampled_records(
+    family: Family[Any, Any, Any], config: Any, batch: StatsBatch[Any], idxs: np.ndarray, select: Select = None
+) -> list[Any]:
+    """The score of each resample of a family whose statistics hold records (CIDEr): the formula on the resampled
+    corpus itself (a repeated image counts twice, in the document frequencies too)."""
+    return [_score(family, config, batch.take(idx).total(), select) for idx in idxs]
+
+
+def _paired_records(
+    family: Family[Any, Any, Any],
+    config: Any,
+    baseline: StatsBatch[Any],
+    system: StatsBatch[Any],
+    test: str,
+    n_samples: int,
+    n_confidence: int,
+    seed: int,
+    score: Select,
+) -> PairedTestResult:
+    """:func:`paired_test_from_stats` for statistics with records: every resample or shuffle is scored by the
+    formula on the corpus it makes (the same draws as the numeric path)."""
+    n = len(system)
+    bl_actual = family.formula(baseline.total(), config)
+    sys_actual = family.formula(system.total(), config)
+    bl_score, sys_score = _pick(bl_actual, score), _pick(sys_actual, score)
+    diff = abs(bl_score - sys_score)
+    rng = np.random.default_rng(seed)
+    sys_mean = sys_ci = None
+    if test == "bs":
+        idxs = rng.choice(n, size=(n_samples, n), replace=True)
+        scores_bl = np.array(_resampled_records(family, config, baseline, idxs, score))
+        scores_sys = np.array(_resampled_records(family, config, system, idxs, score))
+        sys_mean, sys_ci, _, _ = _estimate_ci(scores_sys, 0.95)
+        sample_diffs = np.abs(scores_sys - scores_bl)
+        p = _p_value(sample_diffs - sample_diffs.mean(), diff)
+        confidence_n = n_samples
+    else:
+        pos_sel = rng.integers(2, size=(n_samples, n), dtype=bool)
+        bs_idxs = rng.choice(n, size=(n_confidence, n), replace=True) if n_confidence > 0 else None
+        diffs = []
+        for sel in pos_sel:
+            a = StatsBatch.concat([baseline.take(np.flatnonzero(sel)), system.take(np.flatnonzero(~sel))])
+            b = StatsBatch.concat([baseline.take(np.flatnonzero(~sel)), system.take(np.flatnonzero(sel))])
+            diffs.append(abs(_score(family, config, a.total(), score) - _score(family, config, b.total(), score)))
+        p = _p_value(np.array(diffs), diff)
+        if bs_idxs is not None:
+            sys_scores = np.array(_resampled_records(family, config, system, bs_idxs, score))
+            sys_mean, sys_ci, _, _ = _estimate_ci(sys_scores, 0.95)
+        confidence_n = n_confidence
+    bl_mean = bl_ci = None
+    if confidence_n > 0:
+        bl_idxs = np.random.default_rng(seed).choice(n, size=(confidence_n, n), replace=True)
+        bl_scores = np.array(_resampled_records(family, config, baseline, bl_idxs, score))
+        bl_mean, bl_ci, _, _ = _estimate_ci(bl_scores, 0.95)
+    pairs: list[tuple[str, Any]] = [("test", test), (test, n_samples), ("rs", seed)]
+    return PairedTestResult(
+        test="paired-bootstrap" if test == "bs" else "approximate-randomization",
+        baseline=bl_score,
+        system=sys_score,
+        p_value=p,
+        n_samples=n_samples,
+        seed=seed,
+        baseline_mean=_plain(bl_mean),
+        baseline_ci=_plain(bl_ci),
+        system_mean=_plain(sys_mean),
+        system_ci=_plain(sys_ci),
+        signature=_signature(family, config, pairs),
+        sacrebleu_signature=None,
+    )
+
+
 def _sum_rows(weights: np.ndarray, matrix: np.ndarray, layout: _Layout) -> np.ndarray:
     """``weights @ matrix``: integer columns summed exactly in int64, the others in float64."""
     out = np.empty((weights.shape[0], matrix.shape[1]), dtype=np.float64)
@@ -307,10 +378,13 @@ def bootstrap_ci_from_stats(
     if len(batch) == 0:
         raise InvalidInputError("bootstrap resampling needs at least one segment")
     mode = _resolve_precision(precision, family, config)
-    layout, matrix = _Layout.of(batch)
     rng = np.random.default_rng(seed)
     idxs = rng.choice(len(batch), size=(n_samples, len(batch)), replace=True)
-    scores = _resampled_scores(family, config, layout, matrix, idxs, mode, score)
+    if batch.cls.record_fields:
+        scores = _resampled_records(family, config, batch, idxs, score)
+    else:
+        layout, matrix = _Layout.of(batch)
+        scores = _resampled_scores(family, config, layout, matrix, idxs, mode, score)
     actual = family.formula(batch.total(), config)
     # sacrebleu's Score.estimate_ci: a sorted Python list, and statistics.mean
     raw = sorted(scores)
@@ -368,6 +442,8 @@ def paired_test_from_stats(
         raise InvalidInputError("a paired test needs at least one segment")
     mode = _resolve_precision(precision, family, config)
     n = len(system)
+    if system.cls.record_fields:
+        return _paired_records(family, config, baseline, system, test, n_samples, n_confidence, seed, score)
     layout, bl_matrix = _Layout.of(baseline)
     _, sys_matrix = _Layout.of(system)
     bl_actual = family.formula(baseline.total(), config)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar, Generic, TypeVar
 
-import numpy as np
 
 from ..errors import InvalidInputError
 from ..metrics.base import Family, Result
@@ -128,12 +127,8 @@ class Metric(Generic[C, S, R]):
         self._total = self.family.stats_cls.from_dict(state["stats"])
         self._segments = []
         if self.keep_segments:
-            template = self.family.empty_batch(self.config).columns
-            cols = {}
-            for k, v in state["segments"].items():
-                empty = template[k]
-                cols[k] = np.asarray(v, dtype=empty.dtype).reshape((-1, *empty.shape[1:]))
-            batch = StatsBatch(self.family.stats_cls, cols)
+            template = self.family.empty_batch(self.config)
+            batch = StatsBatch.from_lists(self.family.stats_cls, state["segments"], template)
             if len(batch):
                 self._segments.append(batch)
 

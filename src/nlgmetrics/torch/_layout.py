@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..stats import Stats, StatsBatch
+from ..stats import Records, Stats, StatsBatch, object_column
 
 __all__ = ["FieldLayout", "StatsLayout"]
 
@@ -29,9 +29,13 @@ class FieldLayout:
     name: str
     size: int | None
     integer: bool
+    #: A :class:`~nlgmetrics.stats.Records` field: no number, moved as UTF-8 bytes and concatenated.
+    records: bool = False
 
     @property
     def width(self) -> int:
+        if self.records:
+            return 0
         return 1 if self.size is None else self.size
 
 
@@ -66,7 +70,9 @@ class StatsLayout:
         for f in dataclasses.fields(stats_cls):
             value = getattr(example, f.name)
             integer = _is_integer_hint(hints.get(f.name))
-            if isinstance(value, tuple):
+            if isinstance(value, Records) or f.name in stats_cls.record_fields:
+                out.append(FieldLayout(f.name, None, False, records=True))
+            elif isinstance(value, tuple):
                 if integer is None:
                     integer = all(isinstance(v, (int, np.integer)) for v in value)
                 out.append(FieldLayout(f.name, len(value), integer))
@@ -78,13 +84,36 @@ class StatsLayout:
 
     @property
     def width(self) -> int:
-        """The length of the flat vector holding one :class:`Stats`."""
+        """The length of the flat vector holding the numbers of one :class:`Stats` (record fields excluded)."""
         return sum(f.width for f in self.fields)
+
+    @property
+    def numeric(self) -> tuple[FieldLayout, ...]:
+        """The fields that hold numbers (all but the record fields)."""
+        return tuple(f for f in self.fields if not f.records)
+
+    @property
+    def record_fields(self) -> tuple[FieldLayout, ...]:
+        return tuple(f for f in self.fields if f.records)
+
+    # ------------------------------------------------------------------ records <-> bytes
+    @staticmethod
+    def records_to_tensor(records: Records | np.ndarray, device: torch.device | str | None = None) -> torch.Tensor:
+        """Records (or an object column of them) as a 1-D uint8 tensor of UTF-8 JSON lines."""
+        data = Records(records.tolist() if isinstance(records, np.ndarray) else records).to_bytes()
+        return torch.tensor(list(data), dtype=torch.uint8, device=device)
+
+    @staticmethod
+    def records_from_tensor(tensor: torch.Tensor | list[torch.Tensor]) -> Records:
+        """The records of one or more byte tensors (a list state, or its concatenation after a sync)."""
+        parts = tensor if isinstance(tensor, list) else [tensor]
+        data = b"".join(bytes(t.detach().to("cpu", torch.uint8).reshape(-1).tolist()) for t in parts)
+        return Records.from_bytes(data)
 
     # ------------------------------------------------------------------ one Stats <-> a flat vector
     def to_tensor(self, stats: Stats, device: torch.device | str | None = None) -> torch.Tensor:
         values: list[float] = []
-        for f in self.fields:
+        for f in self.numeric:
             v = getattr(stats, f.name)
             if f.size is None:
                 values.append(float(v))
@@ -94,13 +123,14 @@ class StatsLayout:
                 values.extend(float(x) for x in v)
         return torch.tensor(values, dtype=torch.float64, device=device)
 
-    def from_tensor(self, vector: torch.Tensor) -> Stats:
+    def from_tensor(self, vector: torch.Tensor, records: Mapping[str, Records] | None = None) -> Stats:
+        """A :class:`Stats` from its numbers (and the record fields from ``records``, empty by default)."""
         flat = vector.detach().to("cpu", torch.float64).reshape(-1).tolist()
         if len(flat) != self.width:
             raise ValueError(f"expected {self.width} values for {self.stats_cls.__name__}, got {len(flat)}")
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = {f.name: (records or {}).get(f.name, Records()) for f in self.record_fields}
         pos = 0
-        for f in self.fields:
+        for f in self.numeric:
             chunk = flat[pos : pos + f.width]
             pos += f.width
             values = [round(x) if f.integer else x for x in chunk]
@@ -118,10 +148,14 @@ class StatsLayout:
         return torch.as_tensor(np.asarray(column, dtype=np.float64), device=device)
 
     def empty_column(self, field: FieldLayout, device: torch.device | str | None = None) -> torch.Tensor:
+        if field.records:
+            return torch.zeros(0, dtype=torch.uint8, device=device)
         shape = (0,) if field.size is None else (0, field.size)
         return torch.zeros(shape, dtype=torch.float64, device=device)
 
     def column_from_tensor(self, field: FieldLayout, tensor: torch.Tensor) -> np.ndarray:
+        if field.records:
+            return object_column(list(self.records_from_tensor(tensor)))
         arr = tensor.detach().to("cpu", torch.float64).numpy()
         arr = arr.reshape(-1) if field.size is None else arr.reshape(-1, field.size)
         return np.rint(arr).astype(np.int64) if field.integer else arr.astype(np.float64, copy=True)
@@ -135,7 +169,7 @@ class StatsLayout:
     ) -> torch.Tensor:
         """Per-segment columns (as lists or arrays) side by side in one ``(n, width)`` float64 matrix."""
         parts = []
-        for f in self.fields:
+        for f in self.numeric:
             col = np.asarray(columns[f.name], dtype=np.float64)
             parts.append(col.reshape(-1, f.width))
         if not parts:
@@ -147,7 +181,7 @@ class StatsLayout:
         arr = rows.detach().to("cpu", torch.float64).numpy().reshape(-1, self.width)
         out: dict[str, np.ndarray] = {}
         pos = 0
-        for f in self.fields:
+        for f in self.numeric:
             chunk = arr[:, pos : pos + f.width]
             pos += f.width
             if f.size is None:

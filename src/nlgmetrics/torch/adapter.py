@@ -73,6 +73,9 @@ class TorchMetric(_TorchmetricsMetric):
         self.keep_segments = bool(keep_segments) or self.per_segment_output
         self._layout = StatsLayout.of(family.zero(self.config))
         for field in self._layout.fields:
+            if field.records:  # records (CIDEr): UTF-8 bytes, concatenated across updates and processes
+                self.add_state(field.name, default=[], dist_reduce_fx="cat")
+                continue
             default = torch.zeros(() if field.size is None else (field.size,), dtype=torch.float64)
             self.add_state(field.name, default=default, dist_reduce_fx="sum")
         if self.keep_segments:
@@ -100,10 +103,16 @@ class TorchMetric(_TorchmetricsMetric):
         for field in self._layout.fields:
             value = getattr(total, field.name)
             current = getattr(self, field.name)
+            if field.records:
+                current.append(self._layout.records_to_tensor(value, device=self.device))
+                continue
             setattr(self, field.name, current + torch.as_tensor(value, dtype=torch.float64, device=current.device))
         if self.keep_segments:
             for field in self._layout.fields:
-                column = self._layout.column_to_tensor(batch.column(field.name), device=self.device)
+                if field.records:
+                    column = self._layout.records_to_tensor(batch.column(field.name), device=self.device)
+                else:
+                    column = self._layout.column_to_tensor(batch.column(field.name), device=self.device)
                 getattr(self, _SEGMENT_PREFIX + field.name).append(column)
 
     def compute(self) -> torch.Tensor | dict[str, torch.Tensor]:
@@ -123,7 +132,12 @@ class TorchMetric(_TorchmetricsMetric):
     def stats(self) -> Stats:
         """The summed statistics held in the states (of this process only, unless synced)."""
         return self._layout.stats_cls(
-            **{f.name: self._layout.value_from_tensor(f, getattr(self, f.name)) for f in self._layout.fields}
+            **{
+                f.name: self._layout.records_from_tensor(getattr(self, f.name))
+                if f.records
+                else self._layout.value_from_tensor(f, getattr(self, f.name))
+                for f in self._layout.fields
+            }
         )
 
     def _segment_batch(self) -> StatsBatch[Any]:
@@ -179,6 +193,10 @@ class TorchMetric(_TorchmetricsMetric):
                 state = getattr(self, _SEGMENT_PREFIX + field.name)
                 if isinstance(state, list) and not state:
                     state.append(self._layout.empty_column(field, device=self.device))
+        for field in self._layout.record_fields:
+            state = getattr(self, field.name)
+            if isinstance(state, list) and not state:
+                state.append(self._layout.empty_column(field, device=self.device))
         kwargs: dict[str, Any] = {"process_group": process_group}
         if dist_sync_fn is not None:
             kwargs["dist_sync_fn"] = dist_sync_fn

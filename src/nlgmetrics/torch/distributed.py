@@ -17,7 +17,7 @@ import torch
 import torch.distributed as dist
 
 from ..stateful.metric import Metric
-from ..stats import Stats
+from ..stats import Records, Stats
 from ._layout import StatsLayout
 
 __all__ = ["all_gather_rows", "all_reduce_stats", "is_distributed", "sync_metric"]
@@ -47,9 +47,17 @@ def all_reduce_stats(stats: S, group: Any | None = None) -> S:
     if not is_distributed(group):
         return stats
     layout = StatsLayout.of(stats)
-    vector = layout.to_tensor(stats, device=_device_for(group))
+    device = _device_for(group)
+    vector = layout.to_tensor(stats, device=device)
     dist.all_reduce(vector, op=dist.ReduceOp.SUM, group=group)
-    return layout.from_tensor(vector)  # type: ignore[return-value]
+    # record fields (CIDEr) cannot be summed: their bytes are gathered and concatenated, rank 0's first
+    records = {
+        f.name: layout.records_from_tensor(
+            all_gather_rows(layout.records_to_tensor(getattr(stats, f.name), device=device), group=group)
+        )
+        for f in layout.record_fields
+    }
+    return layout.from_tensor(vector, records)  # type: ignore[return-value]
 
 
 def all_gather_rows(rows: torch.Tensor, group: Any | None = None) -> torch.Tensor:
@@ -88,7 +96,11 @@ def sync_metric(metric: M, group: Any | None = None) -> M:
         local = state.get("segments") or {f.name: [] for f in layout.fields}
         rows = all_gather_rows(layout.rows_to_tensor(local, device=_device_for(group)), group=group)
         if rows.shape[0]:
-            state["segments"] = {k: v.tolist() for k, v in layout.columns_from_rows(rows).items()}
+            segments: dict[str, Any] = {k: v.tolist() for k, v in layout.columns_from_rows(rows).items()}
+            for f in layout.record_fields:
+                local_bytes = layout.records_to_tensor(Records.from_json(local[f.name]), device=_device_for(group))
+                segments[f.name] = layout.records_from_tensor(all_gather_rows(local_bytes, group=group)).to_json()
+            state["segments"] = segments
         else:
             state.pop("segments", None)
     merged.load_state_dict(state)
