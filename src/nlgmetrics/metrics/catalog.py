@@ -106,6 +106,14 @@ CATALOG: dict[str, Entry] = {
         ("cider",),
         "CIDEr",
         "CIDEr-D and CIDEr of image captions, pycocoevalcap 1.2's numbers",
+        cli="nlgmetrics.cli.coco:CIDER_COMMAND",
+    ),
+    "coco": _E(
+        "nlgmetrics.metrics.coco:COCO",
+        ("coco", "read_coco"),
+        "COCOEvalCap",
+        "COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D as pycocoevalcap 1.2 (pure Python tokenizer)",
+        cli="nlgmetrics.cli.coco:COCO_COMMAND",
     ),
     "edit_distance": _E(
         "nlgmetrics.metrics.edit:EDIT_DISTANCE",

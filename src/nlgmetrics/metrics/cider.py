@@ -110,9 +110,10 @@ class CiderResult(Result):
 # ============================================================================================ kernel
 def _tokenized(texts: Sequence[str], cfg: CiderConfig) -> list[str]:
     if cfg.tokenizer == "coco":
-        from ..text.ptb import coco_tokenize
+        from ..text.ptb import coco_tokenize_stream
 
-        return [coco_tokenize(t) for t in texts]
+        # pycocoevalcap tokenizes the predictions as one file and the references as another (see ptb)
+        return coco_tokenize_stream(texts)
     return list(texts)
 
 

@@ -13,15 +13,15 @@ regular expressions and applies them the same way, with a fast path for plain wo
 documented behaviour and checked against the real tokenizer (see ``tests/parity/test_coco_parity.py``); no code
 of the tokenizer was reused.
 
-What differs on purpose, each time because pycocoevalcap's own behaviour depends on the *file* rather than on the
-caption:
+What the Java tokenizer sees and this module reproduces or not:
 
-* pycocoevalcap tokenizes all captions as one file, so in rare cases a caption's tokens depend on the caption
-  after it: a caption ending in a single letter and a period (``"plan B."``) loses that period when the next
-  caption starts with one of the lexer's sentence-start words (``"A "``, ``"The "``, ...), and one ending in
-  ``"no."``, ``"fig."``, ``"ca."`` ... keeps its period when the next one starts with a digit. Here every caption
-  is tokenized on its own, as if it were followed by a line break and a line that starts with neither (which
-  keeps statistics additive: a caption's tokens never depend on its neighbours).
+* pycocoevalcap tokenizes all captions as one file, so a caption's tokens can depend on the caption after it: one
+  ending in a single letter and a period (``"plan B."``) loses that period when the next caption starts with one
+  of the lexer's sentence-start words (``"A "``, ``"The "``, ...), and one ending in ``"no."``, ``"fig."``,
+  ``"ca."`` ... keeps it when the next one starts with a digit; the last caption of the file ends at the end of
+  the file. :func:`coco_tokenize_stream` reproduces that for captions given in pycocoevalcap's order (CIDEr and
+  the COCO suite use it for each batch they score); :func:`coco_tokenize` tokenizes one caption on its own, as if a
+  line break and a neutral line followed it.
 * The characters ``\\r``, ``\\x0b``, ``\\x0c``, U+2028 and U+2029 end a line for the Java tokenizer, which shifts
   every later caption of pycocoevalcap onto the wrong image; here they separate tokens like a space.
 * Characters outside the Basic Multilingual Plane (emoji) reach the Java lexer as two UTF-16 halves that no rule
@@ -33,9 +33,17 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["PUNCTUATIONS", "coco_tokenize", "coco_tokens", "ptb_tokens"]
+__all__ = [
+    "PUNCTUATIONS",
+    "coco_rouge_tokens",
+    "coco_tokenize",
+    "coco_tokenize_stream",
+    "coco_tokens",
+    "ptb_tokens",
+    "split_space_tokens",
+]
 
 #: pycocoevalcap's ``PUNCTUATIONS``: tokens dropped after tokenization (compared with the lowercased tokens).
 PUNCTUATIONS = frozenset(
@@ -663,10 +671,12 @@ class _Lexer:
         return [_latex_quotes(t, False)], len(t)
 
     # ------------------------------------------------------------------ the lexer
-    def tokens(self, text: str) -> list[str]:
-        """The tokens of one caption (not lowercased), followed by a line break and a neutral line."""
+    def tokens(self, text: str, follow: str = "\n.") -> list[str]:
+        """The tokens of one caption (not lowercased). ``follow`` is what comes after it in the file: by default
+        a line break and a line that starts with no letter, digit or space (a neutral context); ``""`` for the
+        end of the file."""
         n = len(text)
-        s = text + "\n."
+        s = text + follow
         out: list[str] = []
         pos = 0
         fast = _FAST.match
@@ -706,7 +716,7 @@ class _Lexer:
 
 # A run of ASCII letters followed by a space, the end, or one of , ; : ! ? . that is itself followed by a space
 # or the end: it can only be a plain word (unless listed below), so the rules need not be tried.
-_FAST = re.compile(r"([A-Za-z]+)(?=[ \t]|\n\.\Z|([,;:!?.])(?:[ \t]|\n\.\Z))")
+_FAST = re.compile(r"([A-Za-z]+)(?=[ \t]|\n|\Z|([,;:!?.])(?:[ \t]|\n|\Z))")
 _SPECIAL_WORDS = frozenset({"cannot", "gonna", "gotta", "lemme", "gimme", "wanna"})
 #: Every word that, followed by a period, may be an abbreviation (case ignored; a superset is harmless).
 _ABBREV_WORDS = frozenset(
@@ -740,11 +750,17 @@ def _lexer() -> _Lexer:
     return _Lexer()
 
 
-def ptb_tokens(text: str) -> list[str]:
-    """The Stanford PTB tokens of one caption, lowercased as ``-lowerCase`` does (before punctuation removal)."""
+def ptb_tokens(text: str, follow: str = "\n.") -> list[str]:
+    """The Stanford PTB tokens of one caption, lowercased as ``-lowerCase`` does (before punctuation removal);
+    ``follow``: what follows the caption in the file (see :func:`coco_tokenize_stream`)."""
     if not isinstance(text, str):
         raise TypeError(f"expected a string, got {type(text).__name__}")
-    return [_java_lower(t) for t in _lexer().tokens(text.replace("\n", " "))]
+    return [_java_lower(t) for t in _lexer().tokens(text.replace("\n", " "), follow)]
+
+
+def _remove_punctuation(tokens: list[str]) -> str:
+    line = " ".join(tokens).rstrip()
+    return " ".join(w for w in line.split(" ") if w not in PUNCTUATIONS)
 
 
 def _java_lower(token: str) -> str:
@@ -773,13 +789,46 @@ def coco_tokenize(text: str) -> str:
     >>> coco_tokenize("He can't do it; won't they?")
     "he ca n't do it wo n't they"
     """
-    line = " ".join(ptb_tokens(text)).rstrip()
-    return " ".join(w for w in line.split(" ") if w not in PUNCTUATIONS)
+    return _remove_punctuation(ptb_tokens(text))
+
+
+def coco_tokenize_stream(texts: Sequence[str]) -> list[str]:
+    """:func:`coco_tokenize` of captions that pycocoevalcap writes one after the other into one file (the
+    references of all images in image order, or the predictions): a caption ending in a period is tokenized with
+    the start of the next caption after it, and the last caption with the end of the file after it, as the Java
+    tokenizer sees them. This reproduces pycocoevalcap in the rare cases where the context matters (``"plan B."``
+    before a caption starting ``"A "`` gives ``plan b``, not ``plan b.``)."""
+    out = [coco_tokenize(t) for t in texts]
+    last = len(out) - 1
+    for i, t in enumerate(texts):
+        if i == last:
+            out[i] = _remove_punctuation(ptb_tokens(t, ""))
+        elif t.rstrip().endswith("."):
+            follow = "\n" + texts[i + 1][:256].replace("\n", " ")
+            out[i] = _remove_punctuation(ptb_tokens(t, follow))
+    return out
 
 
 def coco_tokens(text: str) -> list[str]:
     """The tokens of :func:`coco_tokenize` as BLEU and CIDEr read them (``str.split()``)."""
     return coco_tokenize(text).split()
+
+
+def split_space_tokens(tokenized: str) -> list[str]:
+    """A tokenized caption split as pycocoevalcap's ROUGE-L splits it (``str.split(" ")``), where an empty caption
+    is one empty token (so it matches an empty reference): that token is given as ``" "`` (no real token holds a
+    space), because ROUGE drops empty tokens. ROUGE keeps these tokens as they are (``keeps_tokens``)."""
+    tokens = tokenized.split(" ")
+    return [" "] if tokens == [""] else tokens
+
+
+def coco_rouge_tokens(text: str) -> list[str]:
+    """The tokens of :func:`coco_tokenize` as pycocoevalcap's ROUGE-L reads them (see :func:`split_space_tokens`)."""
+    return split_space_tokens(coco_tokenize(text))
+
+
+split_space_tokens.keeps_tokens = True  # type: ignore[attr-defined]
+coco_rouge_tokens.keeps_tokens = True  # type: ignore[attr-defined]
 
 
 def coco_tokenize_all(texts: Iterable[str]) -> list[str]:
