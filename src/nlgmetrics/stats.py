@@ -148,7 +148,7 @@ class Stats:
 
     @classmethod
     def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
-        kwargs = {}
+        kwargs: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
             v = data[f.name]
             if f.name in cls.record_fields:
@@ -313,7 +313,9 @@ class StatsBatch(Generic[S]):
         return StatsBatch(stats_cls, columns)
 
     @classmethod
-    def from_lists(cls, stats_cls: type[S], data: Mapping[str, Sequence[Any]], template: StatsBatch[S]) -> StatsBatch[S]:
+    def from_lists(
+        cls, stats_cls: type[S], data: Mapping[str, Sequence[Any]], template: StatsBatch[S]
+    ) -> StatsBatch[S]:
         """A batch from per-segment columns as plain lists (``state_dict``'s JSON), typed like ``template``."""
         cols: dict[str, np.ndarray] = {}
         for k, v in data.items():

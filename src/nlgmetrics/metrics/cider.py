@@ -35,6 +35,7 @@ the corpus, and a formula that reads the whole corpus (about 0.1 s per 5,000 ima
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -124,7 +125,7 @@ def _cider_kernel(preds: list[str], refs: ReferenceSets, cfg: CiderConfig) -> St
         groups: list[tuple[str, ...]] = [(r,) for r in flat]
     else:
         bounds = [*refs.starts.tolist(), len(flat)]
-        groups = [tuple(flat[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        groups = [tuple(flat[a:b]) for a, b in itertools.pairwise(bounds)]
     records = object_column([(c, g) for c, g in zip(cand, groups, strict=True)])
     return StatsBatch(CiderStats, {"images": records, "references": refs.counts().astype(np.int64)})
 
@@ -277,9 +278,11 @@ def cider(
     >>> refs = [["a man rides a horse on the beach", "a person riding a brown horse"],
     ...         ["two dogs are playing in the snow", "dogs run through the snow"],
     ...         ["a plate with food on it", "food on a white plate"]]
-    >>> r = cider(preds, refs)
+    >>> r = cider(preds, refs)  # pycocoevalcap: 2.1720966845578253, [1.99277643, 2.70612126, 1.81739236]
     >>> round(r.score, 6), [round(s, 6) for s in r.segments]
-    (0.0, [0.0, 0.0, 0.0])
+    (2.172097, [1.992776, 2.706121, 1.817392])
+    >>> round(cider(preds, refs, preset="cider").score, 6)  # the original CIDEr: no clipping, no length penalty
+    2.227358
     """
     cfg = CIDER.make_config(preset, **options)
     return CIDER.compute(predictions, references, cfg)

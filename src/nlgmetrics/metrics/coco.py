@@ -23,12 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
-
-import numpy as np
 
 from .._inputs import ReferenceSets
 from ..errors import InvalidInputError, unknown_option
@@ -215,7 +212,9 @@ class CocoFamily(Family[CocoConfig, CocoStats, CocoResult]):
         for i, c in enumerate(cider.segments or ()):
             row: dict[str, float] = {}
             for k in range(1, 5):
-                stats = BLEUStats(tuple(matches[i][:k]), tuple(totals[i][:k]), (0,) * k, hyp[i], ref[i], 1, 1, 1, 0, 0, 0, 0)
+                stats = BLEUStats(
+                    tuple(matches[i][:k]), tuple(totals[i][:k]), (0,) * k, hyp[i], ref[i], 1, 1, 1, 0, 0, 0, 0
+                )
                 row[f"Bleu_{k}"] = _coco_arith(stats, dataclasses.replace(bleu_cfg, max_order=k)).score
             row["ROUGE_L"] = rouge[i]
             row["CIDEr"] = c
@@ -268,7 +267,7 @@ def coco(
     ...         ["two dogs are playing in the snow", "dogs run through the snow"],
     ...         ["a plate with food on it", "food on a white plate"]]
     >>> {k: round(v, 4) for k, v in coco(preds, refs).score.items()}  # doctest: +NORMALIZE_WHITESPACE
-    {}
+    {'Bleu_1': 0.8125, 'Bleu_2': 0.6614, 'Bleu_3': 0.3524, 'Bleu_4': 0.0, 'ROUGE_L': 0.6682, 'CIDEr': 2.1721}
     """
     cfg = COCO.make_config(None, **options)
     return COCO.compute(predictions, references, cfg, segments=segments)
@@ -281,7 +280,9 @@ def _load_json(value: Any, what: str) -> Any:
             with open(value, encoding="utf-8") as fh:
                 return json.load(fh)
         except json.JSONDecodeError as e:
-            raise InvalidInputError(f"{what} {os.fspath(value)}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}") from None
+            raise InvalidInputError(
+                f"{what} {os.fspath(value)}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}"
+            ) from None
         except OSError as e:
             raise InvalidInputError(f"cannot read {what} {os.fspath(value)}: {e.strerror}") from None
     return value
@@ -305,7 +306,7 @@ def read_coco(results: Any, annotations: Any) -> tuple[list[Any], list[str], lis
     if isinstance(res, dict) and "annotations" in res:
         res = res["annotations"]
     if not isinstance(res, list):
-        raise InvalidInputError("the results must be a JSON list of {\"image_id\": ..., \"caption\": ...} objects")
+        raise InvalidInputError('the results must be a JSON list of {"image_id": ..., "caption": ...} objects')
     if not isinstance(ann, dict) or not isinstance(ann.get("annotations"), list):
         raise InvalidInputError('the annotations must be a JSON object with an "annotations" list (COCO captions)')
     refs: dict[Any, list[str]] = {}
@@ -313,7 +314,9 @@ def read_coco(results: Any, annotations: Any) -> tuple[list[Any], list[str], lis
         if not isinstance(a, dict) or "image_id" not in a or "caption" not in a:
             raise InvalidInputError(f'the annotations: annotations[{i}] has no "image_id" and "caption"')
         if not isinstance(a["caption"], str):
-            raise InvalidInputError(f"the annotations: the caption of annotations[{i}] (image {a['image_id']!r}) is not a string")
+            raise InvalidInputError(
+                f"the annotations: the caption of annotations[{i}] (image {a['image_id']!r}) is not a string"
+            )
         refs.setdefault(a["image_id"], []).append(a["caption"])
     known = [img.get("id") for img in ann.get("images", []) if isinstance(img, dict)]
     known_set = set(known) | set(refs)

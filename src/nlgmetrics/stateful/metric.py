@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar, Generic, TypeVar
 
-
 from ..errors import InvalidInputError
 from ..metrics.base import Family, Result
 from ..stats import Stats, StatsBatch

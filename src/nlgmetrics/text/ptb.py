@@ -34,6 +34,7 @@ import functools
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 __all__ = [
     "PUNCTUATIONS",
@@ -73,7 +74,7 @@ def _alternatives(pattern: str) -> list[str]:
     out, depth, start = [], 0, 0
     for m in _CLASS.finditer(pattern):
         tok = m.group()
-        if tok.startswith("(") :
+        if tok.startswith("("):
             depth += 1
         elif tok == ")":
             depth -= 1
@@ -107,8 +108,8 @@ def _first_class(pattern: str) -> str:
             elif op is sc.LITERAL:
                 body.append(char(av))  # type: ignore[arg-type]
             elif op is sc.RANGE:
-                lo, hi = av  # type: ignore[misc]
-                body.append(f"{char(lo)}-{char(hi)}")
+                bounds: Any = av
+                body.append(f"{char(bounds[0])}-{char(bounds[1])}")
             elif op is sc.CATEGORY:
                 cls = next((c for key, c in _CATEGORY_CLASS if key in str(av)), None)
                 if cls is None:
@@ -143,9 +144,9 @@ def _first_class(pattern: str) -> str:
             results = [seq(list(b)) for b in av[1]]  # type: ignore[index]
             return [f for r in results for f in r[0]], any(r[1] for r in results)
         if op in (sc.MAX_REPEAT, sc.MIN_REPEAT, getattr(sc, "POSSESSIVE_REPEAT", None)):
-            lo, _, body = av  # type: ignore[misc]
-            first, nullable = seq(list(body))
-            return first, nullable or lo == 0
+            repeat: Any = av
+            first, nullable = seq(list(repeat[2]))
+            return first, nullable or repeat[0] == 0
         if op in (sc.AT, sc.ASSERT, sc.ASSERT_NOT):
             return [], True
         return ["[\\s\\S]"], True  # anything else: assume it may start anywhere
@@ -191,8 +192,7 @@ def _ranges(pred: Callable[[str], bool]) -> str:
     parts = []
     start = None
     for cp in range(0x10000):
-        ok = 0xD800 > cp or cp > 0xDFFF
-        ok = ok and pred(chr(cp))
+        ok = not 0xD800 <= cp <= 0xDFFF and pred(chr(cp))
         if ok and start is None:
             start = cp
         elif not ok and start is not None:
@@ -261,7 +261,6 @@ class _Lexer:
             _ci("(?:Canada|Sino|Korean|EU|Japan|non)-U\\.S"),
             _ci("U\\.S\\.-(?:U\\.K|U\\.S\\.S\\.R)"),
         ]
-        ACRO = "(?:" + "|".join(ACRO_ALTS) + ")"
         ACRO2 = "(?:[A-Za-z](?:\\.[A-Za-z])+|" + "|".join(ACRO_ALTS[1:]) + ")"
         HTHING = f"[A-Za-z0-9][A-Za-z0-9.,\\u00AD]*(?:-(?:{ACRO2}\\.|[A-Za-z0-9\\u00AD]+))+"
         REDAUX = f"{APOS}(?:[msdMSD]|" + _ci("re|ve|ll") + ")"
@@ -518,13 +517,25 @@ class _Lexer:
             ([SREDAUX], "[^A-Za-z]", self._quotes_right),
             ([f"{D}{{1,2}}[\\-/]{D}{{1,2}}[\\-/]{D}{{2,4}}"], None, plain),
             ([f"[\\-+]?{a}" for a in NUM_ALTS], None, self._soft),
-            (["[\\u207A\\u207B\\u208A\\u208B]?(?:[\\u2070\\u00B9\\u00B2\\u00B3\\u2074-\\u2079]+|[\\u2080-\\u2089]+)"], None, plain),
+            (
+                [
+                    "[\\u207A\\u207B\\u208A\\u208B]?(?:[\\u2070\\u00B9\\u00B2\\u00B3\\u2074-\\u2079]+|[\\u2080-\\u2089]+)"
+                ],
+                None,
+                plain,
+            ),
             ([f"(?:{D}{{1,4}}[- \\u00A0])?{D}{{1,4}}(?:\\\\?/|\\u2044){D}{{1,4}}"], None, self._nbsp),
             (["[\\u00BC\\u00BD\\u00BE\\u2153-\\u215E]"], None, self._fraction),
             ([TBSPEC], None, self._amp),
             ([THING3], None, plain),
             (["[A-Z]*\\$|#"], None, plain),
-            (["[\\u00A2\\u00A3\\u00A4\\u00A5\\u0080\\u20A0\\u20AC\\u060B\\u0E3F\\u20A4\\uFFE0\\uFFE1\\uFFE5\\uFFE6]"], None, self._currency),
+            (
+                [
+                    "[\\u00A2\\u00A3\\u00A4\\u00A5\\u0080\\u20A0\\u20AC\\u060B\\u0E3F\\u20A4\\uFFE0\\uFFE1\\uFFE5\\uFFE6]"
+                ],
+                None,
+                self._currency,
+            ),
             ([f"(?:{a})\\." for a in ACRO_ALTS], f"{SPACENLS}{acronym_next}", self._acronym),
             ([ABBREV3], f"{SPACENL}?{D}", plain),
             ([_ci("(?:pt[eyEY]|co)") + "\\."], f"{SPACE}" + _ci("(?:ltd|lim)"), plain),
@@ -718,19 +729,18 @@ class _Lexer:
 # or the end: it can only be a plain word (unless listed below), so the rules need not be tried.
 _FAST = re.compile(r"([A-Za-z]+)(?=[ \t]|\n|\Z|([,;:!?.])(?:[ \t]|\n|\Z))")
 _SPECIAL_WORDS = frozenset({"cannot", "gonna", "gotta", "lemme", "gimme", "wanna"})
-#: Every word that, followed by a period, may be an abbreviation (case ignored; a superset is harmless).
-_ABBREV_WORDS = frozenset(
-    w.lower()
-    for w in (
-        "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Tues Wed Thu Thurs Fri Ala Ariz Az Ark Calif Colo "
-        "Conn Ct Dak Del Fla Ga Ill Ind Kan Kans Ky La Mass Md Mich Minn Miss Mo Mont Neb Nev Okla Ore Pa Penn Tenn "
-        "Tex Va Vt Wash Wis Wisc Wyo Inc Co Cos Corp Pty Pte Ptys Ptes Ppty Ppte Pptys Pptes Ltd Plc Rt Bancorp Bhd "
-        "Assn Univ Intl Sys tel est ext sq Jr Sr Bros Blvd Rd Esq etc al seq Bldg Mr Mrs Ms Dr Drs Prof Profs Sen "
-        "Sens Rep Reps Atty Attys Lt Col Gen Messrs Gov Govs Adm Rev Maj Sgt Cpl Pvt Capt St Ste Ave Pres Lieut Hon "
-        "Brig Cmdr Comdr Pfc Spc Supt Supts Det Mt Ft Adj Adv Asst Assoc Ens Insp Mlle Mme Msgr Sfc vs Alex Wm Jos "
-        "Cie cf TREAS Ph Invt Elec Natl Mfg Mtg Dept ca fig figs prop no nos art pp op pt pte pty"
-    ).split()
+_ABBREVIATIONS = (
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Tues Wed Thu Thurs Fri Ala Ariz Az Ark "
+    "Calif Colo Conn Ct Dak Del Fla Ga Ill Ind Kan Kans Ky La Mass Md Mich Minn Miss Mo Mont Neb Nev Okla "
+    "Ore Pa Penn Tenn Tex Va Vt Wash Wis Wisc Wyo Inc Co Cos Corp Pty Pte Ptys Ptes Ppty Ppte Pptys Pptes "
+    "Ltd Plc Rt Bancorp Bhd Assn Univ Intl Sys tel est ext sq Jr Sr Bros Blvd Rd Esq etc al seq Bldg Mr "
+    "Mrs Ms Dr Drs Prof Profs Sen Sens Rep Reps Atty Attys Lt Col Gen Messrs Gov Govs Adm Rev Maj Sgt Cpl "
+    "Pvt Capt St Ste Ave Pres Lieut Hon Brig Cmdr Comdr Pfc Spc Supt Supts Det Mt Ft Adj Adv Asst Assoc "
+    "Ens Insp Mlle Mme Msgr Sfc vs Alex Wm Jos Cie cf TREAS Ph Invt Elec Natl Mfg Mtg Dept ca fig figs "
+    "prop no nos art pp op pt pte pty"
 )
+#: Every word that, followed by a period, may be an abbreviation (case ignored; a superset is harmless).
+_ABBREV_WORDS = frozenset(w.lower() for w in _ABBREVIATIONS.split())
 
 _SINGLE_QUOTE = re.compile("&apos;|'")
 _DOUBLE_QUOTE = re.compile('"|&quot;')
