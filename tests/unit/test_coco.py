@@ -182,3 +182,16 @@ def test_read_coco_bad_files(tmp_path) -> None:
         nm.read_coco(tmp_path / "missing.json", ANN)
     with pytest.raises(InvalidInputError, match='"annotations" list'):
         nm.read_coco([], {"images": []})
+
+
+def test_cider_significance_rescores_each_resample() -> None:
+    from nlgmetrics.evaluate import evaluate
+
+    other = ["a horse", "dogs", "food"]
+    ev = evaluate(REFS, {"a": PREDS, "b": other}, ["cider"], baseline="a", bootstrap=30, test="bs", paired_samples=30)
+    cell = ev.scores["cider"]["b"]
+    assert cell.score == nm.cider(other, REFS).score
+    assert cell.ci is not None
+    assert 0 < cell.paired["p_value"] <= 1
+    ev = evaluate(REFS, {"a": PREDS, "b": other}, ["cider"], baseline="a", bootstrap=0, test="ar", paired_samples=20)
+    assert 0 < ev.scores["cider"]["b"].paired["p_value"] <= 1

@@ -249,67 +249,48 @@ def _resampled_records(
     return [_score(family, config, batch.take(idx).total(), select) for idx in idxs]
 
 
-def _paired_records(
+def _paired_scorers(
     family: Family[Any, Any, Any],
     config: Any,
     baseline: StatsBatch[Any],
     system: StatsBatch[Any],
-    test: str,
-    n_samples: int,
-    n_confidence: int,
-    seed: int,
+    mode: str,
     score: Select,
-) -> PairedTestResult:
-    """:func:`paired_test_from_stats` for statistics with records: every resample or shuffle is scored by the
-    formula on the corpus it makes (the same draws as the numeric path)."""
-    n = len(system)
-    bl_actual = family.formula(baseline.total(), config)
-    sys_actual = family.formula(system.total(), config)
-    bl_score, sys_score = _pick(bl_actual, score), _pick(sys_actual, score)
-    diff = abs(bl_score - sys_score)
-    rng = np.random.default_rng(seed)
-    sys_mean = sys_ci = None
-    if test == "bs":
-        idxs = rng.choice(n, size=(n_samples, n), replace=True)
-        scores_bl = np.array(_resampled_records(family, config, baseline, idxs, score))
-        scores_sys = np.array(_resampled_records(family, config, system, idxs, score))
-        sys_mean, sys_ci, _, _ = _estimate_ci(scores_sys, 0.95)
-        sample_diffs = np.abs(scores_sys - scores_bl)
-        p = _p_value(sample_diffs - sample_diffs.mean(), diff)
-        confidence_n = n_samples
-    else:
-        pos_sel = rng.integers(2, size=(n_samples, n), dtype=bool)
-        bs_idxs = rng.choice(n, size=(n_confidence, n), replace=True) if n_confidence > 0 else None
-        diffs = []
-        for sel in pos_sel:
-            a = StatsBatch.concat([baseline.take(np.flatnonzero(sel)), system.take(np.flatnonzero(~sel))])
-            b = StatsBatch.concat([baseline.take(np.flatnonzero(~sel)), system.take(np.flatnonzero(sel))])
-            diffs.append(abs(_score(family, config, a.total(), score) - _score(family, config, b.total(), score)))
-        p = _p_value(np.array(diffs), diff)
-        if bs_idxs is not None:
-            sys_scores = np.array(_resampled_records(family, config, system, bs_idxs, score))
-            sys_mean, sys_ci, _, _ = _estimate_ci(sys_scores, 0.95)
-        confidence_n = n_confidence
-    bl_mean = bl_ci = None
-    if confidence_n > 0:
-        bl_idxs = np.random.default_rng(seed).choice(n, size=(confidence_n, n), replace=True)
-        bl_scores = np.array(_resampled_records(family, config, baseline, bl_idxs, score))
-        bl_mean, bl_ci, _, _ = _estimate_ci(bl_scores, 0.95)
-    pairs: list[tuple[str, Any]] = [("test", test), (test, n_samples), ("rs", seed)]
-    return PairedTestResult(
-        test="paired-bootstrap" if test == "bs" else "approximate-randomization",
-        baseline=bl_score,
-        system=sys_score,
-        p_value=p,
-        n_samples=n_samples,
-        seed=seed,
-        baseline_mean=_plain(bl_mean),
-        baseline_ci=_plain(bl_ci),
-        system_mean=_plain(sys_mean),
-        system_ci=_plain(sys_ci),
-        signature=_signature(family, config, pairs),
-        sacrebleu_signature=None,
-    )
+) -> tuple[Callable[[str, np.ndarray], list[Any]], Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]]:
+    """How a paired test scores resamples (``resample(which, idxs)``) and approximate-randomization shuffles
+    (``shuffled(pos_sel, neg_sel)``: baseline rows where ``pos_sel`` plus system rows where ``neg_sel``, and the
+    reverse): summed matrix rows for numeric statistics; for statistics with records (CIDEr), the formula on the
+    corpus each one makes."""
+    batches = {"baseline": baseline, "system": system}
+    if system.cls.record_fields:
+
+        def resample_records(which: str, idxs: np.ndarray) -> list[Any]:
+            return _resampled_records(family, config, batches[which], idxs, score)
+
+        def shuffled_records(pos_sel: np.ndarray, neg_sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            out: list[list[Any]] = [[], []]
+            for pos, neg in zip(pos_sel, neg_sel, strict=True):
+                for k, (a, b) in enumerate(((pos, neg), (neg, pos))):
+                    mixed = StatsBatch.concat([baseline.take(np.flatnonzero(a)), system.take(np.flatnonzero(b))])
+                    out[k].append(_score(family, config, mixed.total(), score))
+            return np.array(out[0]), np.array(out[1])
+
+        return resample_records, shuffled_records
+    layout, bl_matrix = _Layout.of(baseline)
+    _, sys_matrix = _Layout.of(system)
+    matrices = {"baseline": bl_matrix, "system": sys_matrix}
+
+    def resample_rows(which: str, idxs: np.ndarray) -> list[Any]:
+        return _resampled_scores(family, config, layout, matrices[which], idxs, mode, score)
+
+    def shuffled_rows(pos_sel: np.ndarray, neg_sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        shuf_a = _sum_rows(pos_sel, bl_matrix, layout) + _sum_rows(neg_sel, sys_matrix, layout)
+        shuf_b = _sum_rows(neg_sel, bl_matrix, layout) + _sum_rows(pos_sel, sys_matrix, layout)
+        scores_a = np.array([_score(family, config, layout.stats(row, exact=True), score) for row in shuf_a])
+        scores_b = np.array([_score(family, config, layout.stats(row, exact=True), score) for row in shuf_b])
+        return scores_a, scores_b
+
+    return resample_rows, shuffled_rows
 
 
 def _sum_rows(weights: np.ndarray, matrix: np.ndarray, layout: _Layout) -> np.ndarray:
@@ -442,10 +423,7 @@ def paired_test_from_stats(
         raise InvalidInputError("a paired test needs at least one segment")
     mode = _resolve_precision(precision, family, config)
     n = len(system)
-    if system.cls.record_fields:
-        return _paired_records(family, config, baseline, system, test, n_samples, n_confidence, seed, score)
-    layout, bl_matrix = _Layout.of(baseline)
-    _, sys_matrix = _Layout.of(system)
+    resample, shuffled = _paired_scorers(family, config, baseline, system, mode, score)
     bl_actual = family.formula(baseline.total(), config)
     sys_actual = family.formula(system.total(), config)
     bl_score, sys_score = _pick(bl_actual, score), _pick(sys_actual, score)
@@ -454,8 +432,8 @@ def paired_test_from_stats(
     sys_mean = sys_ci = None
     if test == "bs":
         idxs = rng.choice(n, size=(n_samples, n), replace=True)
-        scores_bl = np.array(_resampled_scores(family, config, layout, bl_matrix, idxs, mode, score))
-        scores_sys = np.array(_resampled_scores(family, config, layout, sys_matrix, idxs, mode, score))
+        scores_bl = np.array(resample("baseline", idxs))
+        scores_sys = np.array(resample("system", idxs))
         sys_mean, sys_ci, _, _ = _estimate_ci(scores_sys, 0.95)
         sample_diffs = np.abs(scores_sys - scores_bl)
         p = _p_value(sample_diffs - sample_diffs.mean(), diff)
@@ -464,19 +442,16 @@ def paired_test_from_stats(
         pos_sel = rng.integers(2, size=(n_samples, n), dtype=bool)
         neg_sel = ~pos_sel
         bs_idxs = rng.choice(n, size=(n_confidence, n), replace=True) if n_confidence > 0 else None
-        shuf_a = _sum_rows(pos_sel, bl_matrix, layout) + _sum_rows(neg_sel, sys_matrix, layout)
-        shuf_b = _sum_rows(neg_sel, bl_matrix, layout) + _sum_rows(pos_sel, sys_matrix, layout)
-        scores_a = np.array([_score(family, config, layout.stats(row, exact=True), score) for row in shuf_a])
-        scores_b = np.array([_score(family, config, layout.stats(row, exact=True), score) for row in shuf_b])
+        scores_a, scores_b = shuffled(pos_sel, neg_sel)
         p = _p_value(np.abs(scores_a - scores_b), diff)
         if bs_idxs is not None:
-            sys_scores = np.array(_resampled_scores(family, config, layout, sys_matrix, bs_idxs, mode, score))
+            sys_scores = np.array(resample("system", bs_idxs))
             sys_mean, sys_ci, _, _ = _estimate_ci(sys_scores, 0.95)
         confidence_n = n_confidence
     bl_mean = bl_ci = None
     if confidence_n > 0:  # the baseline's own interval, from a generator seeded afresh (sacrebleu does the same)
         bl_idxs = np.random.default_rng(seed).choice(n, size=(confidence_n, n), replace=True)
-        bl_scores = np.array(_resampled_scores(family, config, layout, bl_matrix, bl_idxs, mode, score))
+        bl_scores = np.array(resample("baseline", bl_idxs))
         bl_mean, bl_ci, _, _ = _estimate_ci(bl_scores, 0.95)
     pairs: list[tuple[str, Any]] = [("test", test), (test, n_samples), ("rs", seed)]
     sacre: list[tuple[str, Any]] = []

@@ -799,7 +799,26 @@ def coco_tokenize(text: str) -> str:
     >>> coco_tokenize("He can't do it; won't they?")
     "he ca n't do it wo n't they"
     """
+    if _PLAIN.fullmatch(text):
+        # the common caption: ASCII words, spaces, commas, perhaps a final period; unless a word is one the lexer
+        # splits (cannot, gonna, ...) or the last one may be an abbreviation, its tokens are its words
+        body = text.rstrip(" ")
+        attached = body.endswith(".") and body[-2:-1].isalpha()  # "dog." (maybe an abbreviation), not "dog ."
+        words = body.rstrip(".").lower().replace(",", " ").split()
+        if not words:
+            return ""
+        if not _SPECIAL_WORDS.intersection(words) and not (
+            attached and (len(words[-1]) == 1 or words[-1] in _ABBREV_WORDS)
+        ):
+            return " ".join(words)
     return _remove_punctuation(ptb_tokens(text))
+
+
+#: ASCII words separated by spaces or commas, and perhaps a period at the end.
+_PLAIN = re.compile(r"[A-Za-z ,]*\.? *")
+#: The end of a caption whose tokens may depend on the next caption in the file: a single letter and a period
+#: (an acronym before a sentence start) or an abbreviation that the lexer keeps only before a number.
+_CONTEXT_END = re.compile(r"(?:(?:^|[^A-Za-z])[A-Za-z]|(?i:\b(?:ca|figs?|prop|nos?|art|bldg|pp|op)))\.\s*\Z")
 
 
 def coco_tokenize_stream(texts: Sequence[str]) -> list[str]:
@@ -813,7 +832,7 @@ def coco_tokenize_stream(texts: Sequence[str]) -> list[str]:
     for i, t in enumerate(texts):
         if i == last:
             out[i] = _remove_punctuation(ptb_tokens(t, ""))
-        elif t.rstrip().endswith("."):
+        elif t.rstrip().endswith(".") and _CONTEXT_END.search(t.rstrip()[-12:]):
             follow = "\n" + texts[i + 1][:256].replace("\n", " ")
             out[i] = _remove_punctuation(ptb_tokens(t, follow))
     return out
