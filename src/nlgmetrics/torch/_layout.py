@@ -101,13 +101,17 @@ class StatsLayout:
     def records_to_tensor(records: Records | np.ndarray, device: torch.device | str | None = None) -> torch.Tensor:
         """Records (or an object column of them) as a 1-D uint8 tensor of UTF-8 JSON lines."""
         data = Records(records.tolist() if isinstance(records, np.ndarray) else records).to_bytes()
-        return torch.tensor(list(data), dtype=torch.uint8, device=device)
+        return (
+            torch.frombuffer(bytearray(data), dtype=torch.uint8).to(device)
+            if data
+            else torch.zeros(0, dtype=torch.uint8, device=device)
+        )
 
     @staticmethod
     def records_from_tensor(tensor: torch.Tensor | list[torch.Tensor]) -> Records:
         """The records of one or more byte tensors (a list state, or its concatenation after a sync)."""
         parts = tensor if isinstance(tensor, list) else [tensor]
-        data = b"".join(bytes(t.detach().to("cpu", torch.uint8).reshape(-1).tolist()) for t in parts)
+        data = b"".join(t.detach().to("cpu", torch.uint8).reshape(-1).numpy().tobytes() for t in parts)
         return Records.from_bytes(data)
 
     # ------------------------------------------------------------------ one Stats <-> a flat vector
