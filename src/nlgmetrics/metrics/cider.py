@@ -29,7 +29,7 @@ references* (:class:`~nlgmetrics.stats.Records`, one record per image: the token
 size of the captions themselves), and the formula computes the n-grams, the document frequencies and every
 image's score from all of them. Adding statistics concatenates the records, so batches, ``merge`` and DDP (the
 records travel as bytes, gathered) give the number of one call; the cost is memory proportional to the text of
-the corpus, and a formula that reads the whole corpus (about 0.1 s per 5,000 images x 5 references).
+the corpus, and a formula that reads the whole corpus (a fraction of a second per 5,000 images x 5 references).
 """
 
 from __future__ import annotations
@@ -276,13 +276,15 @@ def cider(
     references: Sequence[str | Sequence[str]] | str,
     *,
     preset: str | None = None,
+    segments: bool = True,
     **options: Any,
 ) -> CiderResult:
     """CIDEr-D (default, pycocoevalcap's ``Cider``) or CIDEr (``preset="cider"``) of a corpus of captions.
 
     ``references`` holds one string or a list of strings per image. The document frequencies come from these
     references, so the score of an image depends on the whole corpus (score a corpus, not single captions).
-    ``segments`` holds every image's score.
+    ``segments`` holds every image's score (always: they come out of the same computation; the ``segments``
+    argument is accepted as in the other families).
 
     >>> preds = ["a man is riding a horse", "two dogs play in the snow", "a plate of food"]
     >>> refs = [["a man rides a horse on the beach", "a person riding a brown horse"],
@@ -295,4 +297,4 @@ def cider(
     2.227358
     """
     cfg = CIDER.make_config(preset, **options)
-    return CIDER.compute(predictions, references, cfg)
+    return CIDER.compute(predictions, references, cfg, segments=segments)

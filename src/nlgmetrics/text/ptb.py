@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = [
@@ -858,11 +858,6 @@ def coco_rouge_tokens(text: str) -> list[str]:
 
 split_space_tokens.keeps_tokens = True  # type: ignore[attr-defined]
 coco_rouge_tokens.keeps_tokens = True  # type: ignore[attr-defined]
-
-
-def coco_tokenize_all(texts: Iterable[str]) -> list[str]:
-    """:func:`coco_tokenize` of each text."""
-    return [coco_tokenize(t) for t in texts]
 
 
 if __name__ == "__main__":  # pragma: no cover - a manual check: one caption per line in, tokenized lines out
