@@ -107,6 +107,20 @@ CATALOG: dict[str, Entry] = {
         "chrF and chrF++, sacrebleu 2.6's numbers",
         cli="nlgmetrics.cli.mt:CHRF_COMMAND",
     ),
+    "cider": _E(
+        "nlgmetrics.metrics.cider:CIDER",
+        ("cider",),
+        "CIDEr",
+        "CIDEr-D and CIDEr of image captions, pycocoevalcap 1.2's numbers",
+        cli="nlgmetrics.cli.coco:CIDER_COMMAND",
+    ),
+    "coco": _E(
+        "nlgmetrics.metrics.coco:COCO",
+        ("coco", "read_coco"),
+        "COCOEvalCap",
+        "COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D as pycocoevalcap 1.2 (pure Python tokenizer)",
+        cli="nlgmetrics.cli.coco:COCO_COMMAND",
+    ),
     "edit_distance": _E(
         "nlgmetrics.metrics.edit:EDIT_DISTANCE",
         ("edit_distance",),

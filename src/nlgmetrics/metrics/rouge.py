@@ -18,6 +18,10 @@ Presets and the exact commands they reproduce:
     each summary given one sentence per line (SPL): the per-summary numbers of ``-d``, rounded to five
     decimals as the script prints them; the corpus score is their exact mean, and with ``bootstrap_samples``
     the script's resampled average and confidence interval (``-c``/``-r``).
+``coco``
+    pycocoevalcap 1.2 ``Rouge().compute_score(gts, res)`` (the COCO caption evaluation's ROUGE-L) on captions
+    tokenized by its ``PTBTokenizer`` (tokenizer ``coco-rouge``): ROUGE-L with beta 1.2 from the highest
+    precision and the highest recall over the references (``multi_ref="max-pr"``), mean over the images.
 ``rouge155-empty-db``
     The same script after the ``buildExeptionDB.pl`` repair command copied into many pyrouge install guides,
     which rebuilds its WordNet exception database empty, so that ``-m`` is Porter stemming alone. The
@@ -59,7 +63,7 @@ __all__ = [
 ]
 
 SCORINGS = ("rouge-score", "rouge155")
-MULTI_REF = ("best", "average")
+MULTI_REF = ("best", "average", "max-pr")
 SENTENCE_SPLITS = ("newline", "rules", "auto")
 BOOTSTRAP_RNGS = ("generator", "legacy")
 DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -89,8 +93,9 @@ class RougeConfig:
     * ``scoring``: whose arithmetic: ``"rouge-score"`` (exact values; ``rougeL`` over whole texts) or
       ``"rouge155"`` (values rounded to five decimals as the script prints them, F from the rounded values;
       ``rougeL`` is the script's summary-level ROUGE-L, the same computation as ``rougeLsum``).
-    * ``multi_ref``: ``"best"`` (rouge-score: best F per type; ROUGE-1.5.5 ``-f B``: best recall) or
-      ``"average"`` (ROUGE-1.5.5 ``-f A``: hits and counts pooled over the references).
+    * ``multi_ref``: ``"best"`` (rouge-score: best F per type; ROUGE-1.5.5 ``-f B``: best recall),
+      ``"average"`` (ROUGE-1.5.5 ``-f A``: hits and counts pooled over the references) or ``"max-pr"``
+      (pycocoevalcap: the highest precision and the highest recall over the references, each on its own, then F).
     * ``beta``: F-beta (recall weighted beta times as much as precision); ``alpha``: ROUGE-1.5.5's ``-p``,
       ``F = P R / ((1 - alpha) P + alpha R)``, which replaces beta when given.
     * ``sentence_split``: sentences for ``rougeLsum``: ``"newline"`` (one per line), ``"rules"`` (the built-in
@@ -408,6 +413,14 @@ class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
 
 
 PRESETS: dict[str, dict[str, Any]] = {
+    "coco": {
+        "rouge_types": ("rougeL",),
+        "tokenizer": "coco-rouge",
+        "scoring": "rouge-score",
+        "multi_ref": "max-pr",
+        "beta": 1.2,
+        "stemmer": "porter",
+    },
     "rouge-score": {"tokenizer": "rouge-score", "scoring": "rouge-score", "multi_ref": "best", "stemmer": "porter"},
     "rouge155": {
         "rouge_types": ("rouge1", "rouge2", "rougeL"),

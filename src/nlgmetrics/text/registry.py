@@ -38,6 +38,10 @@ _TOKENIZERS: dict[str, str | Callable[..., Any]] = {
     "sacrebleu-ko-mecab": "nlgmetrics.text.mt_tokenize:KoMecabTokenizer",
     "sacrebleu-none": "nlgmetrics.text.mt_tokenize:NoneTokenizer",
     "perl-whitespace": "nlgmetrics.text.mt_tokenize:perl_split",  # multi-bleu.perl's split
+    # pycocoevalcap's PTB tokenization and punctuation removal: tokens as its BLEU/CIDEr and its ROUGE-L split them
+    "coco": "nlgmetrics.text.ptb:coco_tokens",
+    "coco-rouge": "nlgmetrics.text.ptb:coco_rouge_tokens",
+    "coco-rouge-tokenized": "nlgmetrics.text.ptb:split_space_tokens",  # captions already tokenized by "coco"
 }
 _NORMALIZERS: dict[str, str | Callable[..., Any]] = {
     "none": "nlgmetrics.text.basic:identity",
