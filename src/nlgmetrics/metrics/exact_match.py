@@ -252,9 +252,9 @@ EXACT_MATCH: Family[ExactMatchConfig, ExactMatchStats, ExactMatchResult] = Famil
     presets=PRESETS,
     vectorized=True,
     example={
-        "predictions": ["The answer is (B).", "Ｔｏｋｙｏ"],
-        "references": [["B", "(B)"], "tokyo"],
-        "options": {"normalizers": ("ja-width", "casefold")},
+        "predictions": ["The answer is (B).", "So the answer is D"],
+        "references": [["B", "(B)"], "C"],
+        "options": {"extract": "answer-is"},
     },
 )
 
