@@ -126,6 +126,15 @@ class SquadCommand(FamilyCommand):
                     f"--na-prob-file {args.na_prob_file} has no probability for {len(lacking)} question(s), the first "
                     f"{lacking[0]!r}"
                 )
+        from ..metrics.squad import NO_ANSWER
+
+        convention = getattr(args, "opt_convention", None) or getattr(args, "preset", None) or "squad-v1"
+        unanswerable = next((qid for qid, answers in questions if not answers), None)
+        if unanswerable is not None and convention not in NO_ANSWER:
+            raise CLIInputError(
+                f"--dataset {args.dataset}: question {unanswerable!r} has no answer; an empty answer list means "
+                f"'no answer' only under squad-v2 and jsquad (--preset squad-v2), not under {convention}"
+            )
         known = {qid for qid, _ in questions}
         extra = sum(1 for qid in preds if qid not in known)
         if extra:
