@@ -6,11 +6,19 @@ length per text (``ids``, ``lengths``); pairs name a prediction text and a refer
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-__all__ = ["TokenColumn", "bag_overlap", "encode_tokens", "longest_common_substring"]
+__all__ = [
+    "TokenColumn",
+    "bag_overlap",
+    "codepoint_column",
+    "encode_tokens",
+    "encode_words",
+    "longest_common_substring",
+]
 
 
 class TokenColumn:
@@ -25,13 +33,35 @@ class TokenColumn:
         self.vocab = vocab
 
 
-def encode_tokens(texts: Sequence[Sequence[Hashable]], vocabulary: dict[Hashable, int] | None = None) -> TokenColumn:
+def encode_tokens(texts: Sequence[Sequence[Hashable]]) -> TokenColumn:
     """Give every distinct token an id (shared across all texts) and lay the texts out back to back."""
-    vocab: dict[Hashable, int] = {} if vocabulary is None else vocabulary
-    get = vocab.setdefault
-    flat = [get(tok, len(vocab)) for text in texts for tok in text]
-    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
-    return TokenColumn(np.asarray(flat, dtype=np.int64), lengths, max(len(vocab), 1))
+    flat = list(itertools.chain.from_iterable(texts))
+    vocab = {tok: i for i, tok in enumerate(dict.fromkeys(flat))}
+    ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    return TokenColumn(ids, lengths, max(len(vocab), 1))
+
+
+_MARK = "\x00"
+
+
+def encode_words(texts: Sequence[str]) -> TokenColumn:
+    """:func:`encode_tokens` of ``text.split()`` for every text, with one split of the joined texts (a marker
+    token between texts gives the lengths)."""
+    joined = f" {_MARK} ".join(texts)
+    if joined.count(_MARK) != len(texts) - 1:  # a text holds the marker itself
+        return encode_tokens([t.split() for t in texts])
+    flat = joined.split()
+    vocab = {tok: i for i, tok in enumerate(dict.fromkeys(flat))}
+    ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+    if len(texts) > 1:
+        marks = np.flatnonzero(ids == vocab[_MARK])
+        edges = np.concatenate(([-1], marks, [len(ids)]))
+        lengths = np.diff(edges) - 1
+        ids = np.delete(ids, marks)
+    else:
+        lengths = np.array([len(ids)], dtype=np.int64)
+    return TokenColumn(ids, lengths.astype(np.int64), max(len(vocab), 1))
 
 
 def codepoint_column(texts: Sequence[str]) -> TokenColumn:

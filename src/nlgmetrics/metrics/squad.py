@@ -45,6 +45,7 @@ DDP the questions are ordered rank by rank; only ties of the no-answer probabili
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -52,14 +53,14 @@ from typing import Any
 import numpy as np
 
 from .._inputs import ReferenceSets, describe
-from ..algorithms.overlap import bag_overlap, codepoint_column, encode_tokens, longest_common_substring
+from ..algorithms.overlap import bag_overlap, codepoint_column, encode_words, longest_common_substring
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.answers import (
     cmrc_mixed_segmentation,
     cmrc_remove_punctuation,
-    jsquad_normalize,
+    jsquad_normalize_many,
     nfkc,
     squad_normalize_many,
 )
@@ -266,13 +267,16 @@ def check_qa_input(
         )
     if not preds and not allow_empty:
         raise InvalidInputError("predictions is empty: there is nothing to score (an empty corpus)")
-    texts: list[str] = []
     probs = np.full(len(preds), np.nan)
-    for i, p in enumerate(preds):
-        t, pr = _prediction(p, i)
-        texts.append(t)
-        if pr is not None:
-            probs[i] = pr
+    if set(map(type, preds)) <= {str}:  # the common case: plain strings, one C-level pass
+        texts = list(preds)
+    else:
+        texts = []
+        for i, p in enumerate(preds):
+            t, pr = _prediction(p, i)
+            texts.append(t)
+            if pr is not None:
+                probs[i] = pr
     if na_probs is not None:
         given = _as_list(na_probs, "no_answer_probabilities")
         if len(given) != len(preds):
@@ -292,7 +296,12 @@ def check_qa_input(
             f"no-answer probabilities only apply to squad-v2 and jsquad, not to the {cfg.convention} convention"
         )
     allow_none = cfg.convention in NO_ANSWER
-    flat: list[str] = []
+    if set(map(type, refs)) <= {list, tuple}:  # the common case: lists of strings
+        flat = list(itertools.chain.from_iterable(refs))
+        counts = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))
+        if set(map(type, flat)) <= {str} and (allow_none or counts.all()):
+            return texts, ReferenceSets(flat, np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)), probs
+    flat = []
     starts = np.empty(len(refs), dtype=np.int64)
     for i, r in enumerate(refs):
         starts[i] = len(flat)
@@ -314,7 +323,7 @@ def _f1(same: np.ndarray, n_pred: np.ndarray, n_gold: np.ndarray) -> np.ndarray:
 def _pair_scores(
     preds: list[str], gold: list[str], pair_pred: np.ndarray, pair_gold: np.ndarray, convention: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """EM and F1 of each (prediction, gold answer) pair under ``convention``."""
+    """EM and F1 of each (prediction, gold answer) pair under ``convention`` (texts as given)."""
     n = len(pair_pred)
     if convention == "llm-jp-eval":
         from rapidfuzz import fuzz, process
@@ -323,7 +332,7 @@ def _pair_scores(
         g_norm = [nfkc(t) for t in gold]
         pp = [p_norm[k] for k in pair_pred.tolist()]
         gg = [g_norm[k] for k in pair_gold.tolist()]
-        em = np.fromiter((a == b for a, b in zip(pp, gg, strict=True)), dtype=np.float64, count=n)
+        em = np.fromiter(map(str.__eq__, pp, gg), dtype=np.float64, count=n)
         ratio = process.cpdist(pp, gg, scorer=fuzz.token_sort_ratio, dtype=np.float64, workers=1)
         return em, np.asarray(ratio, dtype=np.float64) / 100.0
     if convention == "cmrc2018":
@@ -339,24 +348,23 @@ def _pair_scores(
         n_pred = np.array([len(p_seg[i]) for i in pair_pred.tolist()], dtype=np.int64)
         n_gold = np.array([len(g_seg[j]) for j in pair_gold.tolist()], dtype=np.int64)
         return em, _f1(lcs, n_pred, n_gold)
-    if convention == "jsquad":
-        p_norm = [jsquad_normalize(t) for t in preds]
-        g_norm = [jsquad_normalize(t) for t in gold]
-        col = codepoint_column(p_norm + g_norm)
-    else:
-        p_norm = squad_normalize_many(preds)
-        g_norm = squad_normalize_many(gold)
-        col = encode_tokens([t.split() for t in p_norm] + [t.split() for t in g_norm])
-    em = np.fromiter(
-        (p_norm[i] == g_norm[j] for i, j in zip(pair_pred.tolist(), pair_gold.tolist(), strict=True)),
-        dtype=np.float64,
-        count=n,
-    )
-    left, right = pair_pred, pair_gold + len(preds)
-    same = bag_overlap(col, left, right)
+    raise AssertionError(convention)
+
+
+def _bag_scores(
+    p_norm: list[str], g_norm: list[str], chars: bool, pair_pred: np.ndarray, pair_gold: np.ndarray, empty_rule: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """EM (normalised equality) and F1 over the bags of words (or characters) of the normalised texts; each
+    distinct normalised text is encoded once, and EM compares their indices."""
+    texts = list(dict.fromkeys(itertools.chain(p_norm, g_norm)))
+    index = {t: k for k, t in enumerate(texts)}
+    left = np.fromiter(map(index.__getitem__, p_norm), dtype=np.int64, count=len(p_norm))[pair_pred]
+    right = np.fromiter(map(index.__getitem__, g_norm), dtype=np.int64, count=len(g_norm))[pair_gold]
+    em = (left == right).astype(np.float64)
+    col = codepoint_column(texts) if chars else encode_words(texts)
     n_pred, n_gold = col.lengths[left], col.lengths[right]
-    f1 = _f1(same, n_pred, n_gold)
-    if convention != "squad-v1":  # v2: "if either is no-answer, then F1 is 1 if they agree, 0 otherwise"
+    f1 = _f1(bag_overlap(col, left, right), n_pred, n_gold)
+    if empty_rule:  # v2: "if either is no-answer, then F1 is 1 if they agree, 0 otherwise"
         empty = (n_pred == 0) | (n_gold == 0)
         f1[empty] = (n_pred[empty] == n_gold[empty]).astype(np.float64)
     return em, f1
@@ -366,25 +374,30 @@ def _qa_kernel(
     preds: list[str], refs: ReferenceSets, cfg: SquadConfig, probs: np.ndarray | None = None
 ) -> StatsBatch[SquadStats]:
     n = len(preds)
+    conv = cfg.convention
     counts = refs.counts()
     has_ans = counts > 0
-    gold: list[str] = []
-    pair_pred_list: list[int] = []
-    if cfg.convention in NO_ANSWER:  # answers that normalise to nothing are dropped; none left: the answer is ""
-        norm = (lambda t: bool(jsquad_normalize(t))) if cfg.convention == "jsquad" else None
-        keep = [bool(t) for t in squad_normalize_many(refs.flat)] if norm is None else [norm(t) for t in refs.flat]
-        starts = refs.starts if refs.starts is not None else np.arange(n, dtype=np.int64)
-        bounds = [*starts.tolist(), len(refs.flat)]
-        for i in range(n):
-            kept = [refs.flat[k] for k in range(bounds[i], bounds[i + 1]) if keep[k]] or [""]
-            gold.extend(kept)
-            pair_pred_list.extend([i] * len(kept))
-        pair_pred = np.asarray(pair_pred_list, dtype=np.int64)
+    seg_of = np.repeat(np.arange(n, dtype=np.int64), counts)
+    bag = conv in ("squad-v1", "torchmetrics", "squad-v2", "jsquad")
+    if bag:
+        normalize = jsquad_normalize_many if conv == "jsquad" else squad_normalize_many
+        p_norm, g_all = normalize(preds), normalize(refs.flat)
+    if conv in NO_ANSWER:  # answers that normalise to nothing are dropped; none left: the one answer is ""
+        kept = np.flatnonzero(np.fromiter(map(bool, g_all), dtype=bool, count=len(g_all)))
+        lone = np.flatnonzero(np.bincount(seg_of[kept], minlength=n) == 0)
+        pair_pred = np.concatenate([seg_of[kept], lone])
+        source = np.concatenate([kept, np.full(len(lone), -1, dtype=np.int64)])
+        order = np.argsort(pair_pred, kind="stable")
+        pair_pred, source = pair_pred[order], source[order]
     else:
-        gold = refs.flat
-        pair_pred = np.repeat(np.arange(n, dtype=np.int64), counts)
-    pair_gold = np.arange(len(gold), dtype=np.int64)
-    em_pairs, f1_pairs = _pair_scores(preds, gold, pair_pred, pair_gold, cfg.convention)
+        pair_pred, source = seg_of, np.arange(len(refs.flat), dtype=np.int64)
+    pair_gold = np.arange(len(source), dtype=np.int64)
+    if bag:
+        g_norm = [g_all[k] if k >= 0 else "" for k in source.tolist()]
+        em_pairs, f1_pairs = _bag_scores(p_norm, g_norm, conv == "jsquad", pair_pred, pair_gold, conv != "squad-v1")
+    else:
+        gold = [refs.flat[k] for k in source.tolist()]
+        em_pairs, f1_pairs = _pair_scores(preds, gold, pair_pred, pair_gold, conv)
     first = np.flatnonzero(np.r_[True, pair_pred[1:] != pair_pred[:-1]])
     raw_exact = np.maximum.reduceat(em_pairs, first).astype(np.int64)
     raw_f1 = np.maximum.reduceat(f1_pairs, first)

@@ -34,6 +34,7 @@ __all__ = [
     "hf_evaluate_normalize",
     "ja_width",
     "jsquad_normalize",
+    "jsquad_normalize_many",
     "squad_normalize",
     "squad_normalize_many",
 ]
@@ -55,14 +56,46 @@ def squad_normalize(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", text.lower().translate(_SQUAD_PUNCT)).split())
 
 
-def squad_normalize_many(texts: Sequence[str]) -> list[str]:
-    """:func:`squad_normalize` of every text, with one lowercase/translate/regex pass over the joined texts
-    (the separator behaves as a text boundary for each step, so the results are the per-text ones)."""
+_SQUAD_PUNCT_RE = re.compile("[" + re.escape(string.punctuation) + "]")
+
+
+def _collapse_joined(joined: str) -> list[str]:
+    """``" ".join(part.split())`` of every part of ``joined`` (parts separated by the separator, which is not
+    whitespace), in whole-string passes instead of two calls per part."""
+    collapsed = " ".join(joined.split())  # whitespace runs are one space now: at most one on each side of a separator
+    return collapsed.replace(" " + _SEP, _SEP).replace(_SEP + " ", _SEP).split(_SEP)
+
+
+def _unique(fn: Callable[[list[str]], list[str]], texts: Sequence[str]) -> list[str]:
+    """``fn`` over the distinct texts only, mapped back (answers repeat a lot)."""
+    uniq = list(dict.fromkeys(texts))
+    if len(uniq) == len(texts):
+        return fn(uniq)
+    table = dict(zip(uniq, fn(uniq), strict=True))
+    return [table[t] for t in texts]
+
+
+def _joinable(texts: Sequence[str]) -> str | None:
     joined = _SEP.join(texts)
-    if joined.count(_SEP) != len(texts) - 1:  # a text holds the separator itself: one at a time
+    return joined if joined.count(_SEP) == len(texts) - 1 else None  # no text may hold the separator itself
+
+
+def squad_normalize_many(texts: Sequence[str]) -> list[str]:
+    """:func:`squad_normalize` of every text, with one lowercase, punctuation, article and whitespace pass over
+    the joined texts (the separator behaves as a text boundary in each step, so the results are the per-text
+    ones).
+
+    >>> squad_normalize_many(["The  Denver Broncos!", "", " an  apple "])
+    ['denver broncos', '', 'apple']
+    """
+    return _unique(_squad_normalize_distinct, texts)
+
+
+def _squad_normalize_distinct(texts: list[str]) -> list[str]:
+    joined = _joinable(texts)
+    if joined is None or not texts:
         return [squad_normalize(t) for t in texts]
-    parts = _ARTICLES.sub(" ", joined.lower().translate(_SQUAD_PUNCT)).split(_SEP)
-    return [" ".join(p.split()) for p in parts]
+    return _collapse_joined(_ARTICLES.sub(" ", _SQUAD_PUNCT_RE.sub("", joined.lower())))
 
 
 # ---------------------------------------------------------------------------------------------------- JSQuAD
@@ -74,6 +107,25 @@ def jsquad_normalize(text: str) -> str:
     ('東京都', '東京都。')
     """
     return " ".join(text.lower().rstrip("。").split())
+
+
+_TRAILING_MARU = re.compile("。+(?=\x00|\\Z)")
+
+
+def jsquad_normalize_many(texts: Sequence[str]) -> list[str]:
+    """:func:`jsquad_normalize` of every text, in whole-string passes (see :func:`squad_normalize_many`).
+
+    >>> jsquad_normalize_many(["東京都。", "東京都。 ", ""])
+    ['東京都', '東京都。', '']
+    """
+    return _unique(_jsquad_normalize_distinct, texts)
+
+
+def _jsquad_normalize_distinct(texts: list[str]) -> list[str]:
+    joined = _joinable(texts)
+    if joined is None or not texts:
+        return [jsquad_normalize(t) for t in texts]
+    return _collapse_joined(_TRAILING_MARU.sub("", joined.lower()))
 
 
 # ---------------------------------------------------------------------------------------------------- CMRC 2018
