@@ -45,8 +45,10 @@ DDP the questions are ordered rank by rank; only ties of the no-answer probabili
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -60,11 +62,13 @@ from ..stats import Stats, StatsBatch
 from ..text.answers import (
     cmrc_mixed_segmentation,
     cmrc_remove_punctuation,
+    jsquad_normalize,
     jsquad_normalize_many,
     nfkc,
+    squad_normalize,
     squad_normalize_many,
 )
-from .base import Family, Result, check_number
+from .base import Family, Result, check_number, signature_of
 
 __all__ = ["CONVENTIONS", "SQUAD", "SquadConfig", "SquadResult", "SquadStats", "squad"]
 
@@ -351,11 +355,41 @@ def _pair_scores(
     raise AssertionError(convention)
 
 
+#: Up to this many (prediction, answer) pairs, Python's Counter is faster than the numpy passes (same numbers).
+_SMALL = 32
+#: Up to this many questions, the kernel goes question by question in Python (see :func:`_raw_small`).
+_SMALL_QUESTIONS = 8
+
+
+def _pair_small(p: str, g: str, chars: bool, empty_rule: bool) -> float:
+    """F1 of one normalised pair, as the scripts compute it."""
+    pt, gt = (list(p), list(g)) if chars else (p.split(), g.split())
+    if empty_rule and (not pt or not gt):
+        return float(pt == gt)
+    same = sum((Counter(pt) & Counter(gt)).values())
+    if same == 0:
+        return 0.0
+    precision = 1.0 * same / len(pt)
+    recall = 1.0 * same / len(gt)
+    return (2 * precision * recall) / (precision + recall)
+
+
+def _bag_scores_small(
+    p_norm: list[str], g_norm: list[str], chars: bool, pair_pred: np.ndarray, pair_gold: np.ndarray, empty_rule: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    pairs = list(zip(pair_pred.tolist(), pair_gold.tolist(), strict=True))
+    em = [float(p_norm[i] == g_norm[j]) for i, j in pairs]
+    f1 = [_pair_small(p_norm[i], g_norm[j], chars, empty_rule) for i, j in pairs]
+    return np.array(em, dtype=np.float64), np.array(f1, dtype=np.float64)
+
+
 def _bag_scores(
     p_norm: list[str], g_norm: list[str], chars: bool, pair_pred: np.ndarray, pair_gold: np.ndarray, empty_rule: bool
 ) -> tuple[np.ndarray, np.ndarray]:
     """EM (normalised equality) and F1 over the bags of words (or characters) of the normalised texts; each
     distinct normalised text is encoded once, and EM compares their indices."""
+    if len(pair_pred) <= _SMALL:
+        return _bag_scores_small(p_norm, g_norm, chars, pair_pred, pair_gold, empty_rule)
     texts = list(dict.fromkeys(itertools.chain(p_norm, g_norm)))
     index = {t: k for k, t in enumerate(texts)}
     left = np.fromiter(map(index.__getitem__, p_norm), dtype=np.int64, count=len(p_norm))[pair_pred]
@@ -370,11 +404,30 @@ def _bag_scores(
     return em, f1
 
 
+def _raw_small(preds: list[str], refs: ReferenceSets, conv: str) -> tuple[list[float], list[float]]:
+    """Per-question raw EM and F1 of a few questions, question by question as the scripts do (same numbers as
+    the batch passes, without their fixed numpy costs)."""
+    normalize = jsquad_normalize if conv == "jsquad" else squad_normalize
+    chars, empty_rule = conv == "jsquad", conv != "squad-v1"
+    exact, f1 = [], []
+    for i, pred in enumerate(preds):
+        gold = [normalize(a) for a in refs[i]]
+        if conv in NO_ANSWER:
+            gold = [g for g in gold if g] or [""]
+        p = normalize(pred)
+        exact.append(float(any(p == g for g in gold)))
+        f1.append(max(_pair_small(p, g, chars, empty_rule) for g in gold))
+    return exact, f1
+
+
 def _qa_kernel(
     preds: list[str], refs: ReferenceSets, cfg: SquadConfig, probs: np.ndarray | None = None
 ) -> StatsBatch[SquadStats]:
     n = len(preds)
     conv = cfg.convention
+    if n <= _SMALL_QUESTIONS and conv in ("squad-v1", "torchmetrics", "squad-v2", "jsquad"):
+        raw_e, raw_f = _raw_small(preds, refs, conv)
+        return _columns(preds, refs.counts() > 0, np.array(raw_e).astype(np.int64), np.array(raw_f), probs, cfg)
     counts = refs.counts()
     has_ans = counts > 0
     seg_of = np.repeat(np.arange(n, dtype=np.int64), counts)
@@ -398,9 +451,22 @@ def _qa_kernel(
     else:
         gold = [refs.flat[k] for k in source.tolist()]
         em_pairs, f1_pairs = _pair_scores(preds, gold, pair_pred, pair_gold, conv)
-    first = np.flatnonzero(np.r_[True, pair_pred[1:] != pair_pred[:-1]])
+    first = np.flatnonzero(np.concatenate(([True], pair_pred[1:] != pair_pred[:-1])))
     raw_exact = np.maximum.reduceat(em_pairs, first).astype(np.int64)
     raw_f1 = np.maximum.reduceat(f1_pairs, first)
+    return _columns(preds, has_ans, raw_exact, raw_f1, probs, cfg)
+
+
+def _columns(
+    preds: list[str],
+    has_ans: np.ndarray,
+    raw_exact: np.ndarray,
+    raw_f1: np.ndarray,
+    probs: np.ndarray | None,
+    cfg: SquadConfig,
+) -> StatsBatch[SquadStats]:
+    """The statistics columns from the raw per-question scores: the no-answer threshold and the splits."""
+    n = len(preds)
     if probs is None:
         probs = np.full(n, np.nan)
     given = ~np.isnan(probs)
@@ -483,6 +549,11 @@ def best_threshold(
     return scale * best_score / len(scores), best_thresh
 
 
+@functools.lru_cache(maxsize=64)
+def _signature(config: SquadConfig) -> str:
+    return signature_of(SQUAD, config)
+
+
 class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
     """The QA family: answers may be an empty list (squad-v2, jsquad), predictions may carry a no-answer
     probability, and the best-threshold search runs on the per-question columns."""
@@ -509,7 +580,11 @@ class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
     def finalize(
         self, total: SquadStats, config: SquadConfig, batch: StatsBatch[SquadStats] | None = None
     ) -> SquadResult:
-        result = super().finalize(total, config, batch)
+        result = self.formula(total, config)
+        changes: dict[str, Any] = {"signature": _signature(config)}
+        if batch is not None:
+            changes["segments"] = self.segment_scores(batch, config)
+        result = dataclasses.replace(result, **changes)
         if batch is None or not self.needs_segments(config) or not len(batch) or int(total.with_na_prob) == 0:
             return result
         if int(total.with_na_prob) != int(total.count):
