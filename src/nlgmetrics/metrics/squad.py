@@ -163,6 +163,10 @@ class SquadResult(Result):
     convention: str = ""
     scale: float = 100.0
 
+    def headline_values(self) -> dict[str, float]:
+        """``{"exact_match", "f1"}``: what the torch adapter's ``compute()`` returns (torchmetrics' ``squad`` keys)."""
+        return {"exact_match": self.exact_match, "f1": self.f1}
+
     def official(self) -> dict[str, Any]:
         """The output of the reference tool for these numbers, with its key names (and CMRC's ``%.3f``)."""
         if self.convention == "squad-v1":
