@@ -110,3 +110,12 @@ def test_hf_exact_match_matches_script(pairs, options):
     r = nm.exact_match(preds, refs, preset="hf-evaluate", **options)
     regexes = list(options["regexes_to_ignore"]) or None
     assert r.score == naive.hf_exact_match(preds, refs, **{**options, "regexes_to_ignore": regexes})
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(st.sampled_from([*"atheTnAx é…-_1\u00a0Σ", "the", "an", " a ", "\ud800"]), max_size=16).map("".join))
+def test_fast_article_pattern_matches_the_scripts(text):
+    from nlgmetrics.text.answers import _ARTICLES, _ARTICLES_FAST, squad_normalize, squad_normalize_many
+
+    assert _ARTICLES_FAST.sub(" ", text) == _ARTICLES.sub(" ", text)
+    assert squad_normalize_many([text, text + "x", ""]) == [squad_normalize(t) for t in (text, text + "x", "")]

