@@ -40,6 +40,7 @@ answer, before extraction too), ``no_extract`` and ``count``: all sums.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -191,22 +192,32 @@ def normalize_texts(texts: list[str], cfg: ExactMatchConfig) -> list[str]:
 
 def _em_kernel(preds: list[str], refs: ReferenceSets, cfg: ExactMatchConfig) -> StatsBatch[ExactMatchStats]:
     n = len(preds)
-    counts = refs.counts()
-    seg = np.repeat(np.arange(n), counts)
-    first = np.concatenate(([0], np.cumsum(counts)[:-1])) if n else counts
-    raw = np.fromiter((preds[i] == r for i, r in zip(seg.tolist(), refs.flat, strict=True)), bool, len(seg))
+    single = refs.starts is None  # one reference each: pairs are the segments themselves
+
+    def expand(values: list[Any]) -> list[Any]:
+        return values if single else [values[i] for i in np.repeat(np.arange(n), refs.counts()).tolist()]
+
+    def best(hits: np.ndarray) -> np.ndarray:
+        if refs.starts is None:
+            return hits.astype(np.int64)
+        return np.maximum.reduceat(hits, refs.starts).astype(np.int64) if n else np.zeros(0, np.int64)
+
+    raw = np.fromiter(map(operator.eq, expand(preds), refs.flat), dtype=bool, count=len(refs.flat))
     extracted: list[str | None] = list(preds) if cfg.extract is None else extract_answers(preds, cfg)
     ok = [i for i, t in enumerate(extracted) if t is not None]
     norm_preds: list[str | None] = [None] * n
-    for i, t in zip(ok, normalize_texts([extracted[i] for i in ok], cfg), strict=True):  # type: ignore[misc]
-        norm_preds[i] = t
+    if len(ok) == n:
+        norm_preds = list(normalize_texts(list(preds) if cfg.extract is None else extracted, cfg))  # type: ignore[arg-type]
+    else:
+        for i, t in zip(ok, normalize_texts([extracted[i] for i in ok], cfg), strict=True):  # type: ignore[misc]
+            norm_preds[i] = t
     norm_refs = normalize_texts(list(refs.flat), cfg)
-    hit = np.fromiter((norm_preds[i] == r for i, r in zip(seg.tolist(), norm_refs, strict=True)), bool, len(seg))
+    hit = np.fromiter(map(operator.eq, expand(norm_preds), norm_refs), dtype=bool, count=len(norm_refs))
     return StatsBatch(
         ExactMatchStats,
         {
-            "match": np.maximum.reduceat(hit, first).astype(np.int64) if n else np.zeros(0, np.int64),
-            "exact": np.maximum.reduceat(raw, first).astype(np.int64) if n else np.zeros(0, np.int64),
+            "match": best(hit),
+            "exact": best(raw),
             "no_extract": np.fromiter((t is None for t in extracted), np.int64, n),
             "count": np.ones(n, dtype=np.int64),
         },

@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from .._inputs import ReferenceSets, describe
+from .._inputs import ReferenceSets, _as_list, describe
 from ..algorithms.overlap import bag_overlap, codepoint_column, encode_words, longest_common_substring
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
@@ -247,18 +247,6 @@ def _answers(value: Any, i: int, allow_none: bool, convention: str) -> list[str]
             )
         return [str(a) for a in value]
     raise InvalidInputError(f"references[{i}] is {describe(value)}; expected str or a list of str")
-
-
-def _as_list(values: Any, name: str) -> list[Any]:
-    if values is None:
-        raise InvalidInputError(f"{name} is None; expected a sequence")
-    if isinstance(values, (str, Mapping)):
-        return [values]
-    if hasattr(values, "tolist") and not isinstance(values, (list, tuple)):
-        values = values.tolist()
-    if not isinstance(values, (list, tuple)):
-        raise InvalidInputError(f"{name} is {describe(values)}; expected a list")
-    return list(values)
 
 
 def check_qa_input(
