@@ -279,7 +279,7 @@ def cmrc_evaluate(cases: list[dict[str, Any]]) -> dict[str, Any]:
         f1 += cmrc_calc_f1_score(c["answers"], c["prediction"])
         em += cmrc_calc_em_score(c["answers"], c["prediction"])
     f1_score, em_score = 100.0 * f1 / total, 100.0 * em / total
-    return {"AVERAGE": "%.3f" % ((em_score + f1_score) * 0.5), "F1": "%.3f" % f1_score, "EM": "%.3f" % em_score}
+    return {"AVERAGE": "%.3f" % ((em_score + f1_score) * 0.5), "F1": f"{f1_score:.3f}", "EM": f"{em_score:.3f}"}
 
 
 # ---------------------------------------------------------------------------------------------------- llm-jp-eval

@@ -35,17 +35,17 @@ def test_squad_stats_add_and_permute(questions, convention, data):
     a, b = SQUAD.batch_stats(preds[:k], refs[:k], cfg), SQUAD.batch_stats(preds[k:], refs[k:], cfg)
     assert (a.total() + b.total()).to_dict() == whole.total().to_dict() or all(
         math.isclose(x, y, abs_tol=1e-12)
-        for x, y in zip((a.total() + b.total()).to_dict().values(), whole.total().to_dict().values())
+        for x, y in zip((a.total() + b.total()).to_dict().values(), whole.total().to_dict().values(), strict=True)
     )
     m1, m2 = nm.SQuAD(convention), nm.SQuAD(convention)
     m1.update(preds[:k], refs[:k])
     m2.update(preds[k:], refs[k:])
     merged = m2.merge(m1).compute()
     full = nm.squad(preds, refs, preset=convention, segments=True)
-    assert math.isclose(merged.f1, full.f1, abs_tol=1e-9) and math.isclose(
-        merged.exact_match, full.exact_match, abs_tol=1e-9
-    )
-    assert 0.0 <= full.f1 <= cfg.scale and 0.0 <= full.exact_match <= cfg.scale
+    assert math.isclose(merged.f1, full.f1, abs_tol=1e-9)
+    assert math.isclose(merged.exact_match, full.exact_match, abs_tol=1e-9)
+    assert 0.0 <= full.f1 <= cfg.scale
+    assert 0.0 <= full.exact_match <= cfg.scale
     perm = data.draw(st.permutations(range(len(preds))))
     shuffled = nm.squad([preds[i] for i in perm], [refs[i] for i in perm], preset=convention, segments=True)
     assert list(shuffled.segments) == [full.segments[i] for i in perm]

@@ -178,7 +178,7 @@ def test_pltrdy_single_reference_and_empty():
         nm.rouge(["a b"], [["a b", "c"]], preset="pltrdy")
     with pytest.raises(InvalidInputError, match=r"predictions\[0\] holds no sentence for pltrdy"):
         nm.rouge(["..."], ["a b"], preset="pltrdy")
-    with pytest.raises(InvalidInputError, match="computes rouge1 ... rouge5 and rougeL, not 'rougeLsum'"):
+    with pytest.raises(InvalidInputError, match=r"computes rouge1 \.\.\. rouge5 and rougeL, not 'rougeLsum'"):
         nm.rouge(["a"], ["a"], preset="pltrdy", rouge_types=["rougeLsum"])
 
 
