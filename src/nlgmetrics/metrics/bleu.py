@@ -398,7 +398,7 @@ def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> Stat
     }
     from .bleu_sentence import sentence_scores
 
-    columns["sentence_sum"] = sentence_scores(columns, cfg)
+    columns["sentence_sum"] = sentence_scores(columns, cfg, BLEUStats, bleu_from_stats)
     return _BLEUBatch(BLEUStats, columns)
 
 

@@ -13,6 +13,7 @@ same call): ``round(sentence_bleu([list(label)], list(pred), smoothing_function=
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,20 +39,21 @@ def check_average(cfg: BLEUConfig) -> None:
             raise InvalidInputError("sentence_round rounds each sentence's BLEU: it needs average='sentence'")
 
 
-def sentence_scores(columns: dict[str, np.ndarray], cfg: BLEUConfig) -> np.ndarray:
-    """Each segment's BLEU (the family's formula on its own statistics), rounded as configured."""
-    from .bleu import BLEUStats, bleu_from_stats
-
+def sentence_scores(
+    columns: dict[str, np.ndarray], cfg: BLEUConfig, stats_cls: type, formula: Callable[[Any, Any], Any]
+) -> np.ndarray:
+    """Each segment's BLEU (the family's ``formula`` on its own ``stats_cls`` statistics), rounded as configured.
+    (The BLEU module passes its statistics class and formula, so this module does not import it back.)"""
     n = len(columns["hyp_len"])
     if cfg.average != "sentence" or n == 0:
         return np.zeros(n, dtype=np.float64)
     corpus_cfg = dataclasses.replace(cfg, average="corpus", sentence_round=None)
-    names = [f.name for f in dataclasses.fields(BLEUStats) if f.name != "sentence_sum"]
+    names = [f.name for f in dataclasses.fields(stats_cls) if f.name != "sentence_sum"]
     rows: dict[str, list[Any]] = {k: columns[k].tolist() for k in names}
     out = np.empty(n, dtype=np.float64)
     for i in range(n):
         values: dict[str, Any] = {k: tuple(rows[k][i]) if isinstance(rows[k][i], list) else rows[k][i] for k in names}
-        stats = BLEUStats(**values, sentence_sum=0.0)
-        value = float(bleu_from_stats(stats, corpus_cfg).score)
+        stats = stats_cls(**values, sentence_sum=0.0)
+        value = float(formula(stats, corpus_cfg).score)
         out[i] = round(value, cfg.sentence_round) if cfg.sentence_round is not None else value
     return out
