@@ -323,7 +323,10 @@ def run(args: argparse.Namespace) -> int:
             options[opt.name] = tuple(value) if isinstance(value, list) else value
     # the config first: a bad option fails before any file is read
     config = command.configure(getattr(args, "preset", None), options)
-    predictions, references = load_inputs(args, command)
+    # a command with input files of its own layout (SQuAD's dataset + predictions JSON) reads them itself
+    reader = getattr(command, "read_inputs", None)
+    loaded = reader(args) if reader is not None else None
+    predictions, references = loaded if loaded is not None else load_inputs(args, command)
     sources = load_sources(args, command, len(predictions))
     extra = {} if sources is None else {"sources": sources}
     out = command.compute(predictions, references, config, args.per_segment, **extra)

@@ -144,6 +144,8 @@ class BLEUConfig:
     auto_reweigh: bool = sig_field("rew", False)
     ref_length: str = sig_field("ref", "closest")
     scale: float | None = sig_field("scale", None)
+    average: str = sig_field("avg", "corpus", choices=("corpus", "sentence"))  # metrics/bleu_sentence.py
+    sentence_round: int | None = sig_field("sround", None)
     preset: str | None = sig_field("preset", None)
 
     def __post_init__(self) -> None:
@@ -193,6 +195,9 @@ class BLEUConfig:
         _set(self, "scale", float(self.scale))
         if self.convention == "nltk-3.2" and self.weights is not None and any(w <= 0 for w in self.weights):
             raise InvalidInputError("the nltk-3.2 convention needs positive weights")
+        from .bleu_sentence import check_average
+
+        check_average(self)
 
     def _check_orders(self) -> None:
         weights = self.weights
@@ -261,6 +266,7 @@ class BLEUStats(Stats):
     tail_hyp_len: int
     tail_matches5: int
     tail_total5: int
+    sentence_sum: float = 0.0  # the sum of per-segment BLEU under average="sentence" (metrics/bleu_sentence.py)
 
     def __add__(self, other: Any) -> BLEUStats:
         if type(other) is not type(self):
@@ -399,6 +405,9 @@ def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> Stat
         "tail_matches5": matches[:, _TAIL_ORDER - 1] if cfg.needs_tail5 else zeros,
         "tail_total5": totals[:, _TAIL_ORDER - 1] if cfg.needs_tail5 else zeros,
     }
+    from .bleu_sentence import sentence_scores
+
+    columns["sentence_sum"] = sentence_scores(columns, cfg, BLEUStats, bleu_from_stats)
     return _BLEUBatch(BLEUStats, columns)
 
 
@@ -759,6 +768,8 @@ def bleu_from_stats(stats: BLEUStats, cfg: BLEUConfig) -> BLEUResult:
     arith = _ARITHMETIC[cfg.convention](stats, cfg)
     factor = float(cfg.scale or 1) / arith.native
     score = arith.score * factor if factor != 1 else arith.score
+    if cfg.average == "sentence":  # the mean of the segments' own BLEU (metrics/bleu_sentence.py)
+        score = stats.sentence_sum / int(stats.n_segments) if int(stats.n_segments) else 0.0
     hyp_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
     return BLEUResult(
         score=score,
@@ -819,6 +830,14 @@ BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
         "nltk-3.2": {"convention": "nltk-3.2"},
         "moses": {"convention": "moses"},
         "coco": {"convention": "coco"},
+        "llamafactory": {
+            "convention": "nltk",
+            "tokenizer": "char-list",
+            "smoothing": "method3",
+            "scale": 100,
+            "average": "sentence",
+            "sentence_round": 4,
+        },
     },
     default_preset="sacrebleu",
     stats_sizes=_sizes,

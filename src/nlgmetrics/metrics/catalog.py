@@ -121,6 +121,12 @@ CATALOG: dict[str, Entry] = {
         "COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D as pycocoevalcap 1.2 (pure Python tokenizer)",
         cli="nlgmetrics.cli.coco:COCO_COMMAND",
     ),
+    "exact_match": _E(
+        "nlgmetrics.metrics.exact_match:EXACT_MATCH",
+        ("exact_match",),
+        "ExactMatch",
+        "exact match after named normalisers (SQuAD, HF evaluate, NFKC, width) and regex answer extraction",
+    ),
     "edit_distance": _E(
         "nlgmetrics.metrics.edit:EDIT_DISTANCE",
         ("edit_distance",),
@@ -165,6 +171,13 @@ CATALOG: dict[str, Entry] = {
         "ROUGE",
         "ROUGE-N/L/Lsum/W/S/SU: rouge-score 0.1.2 or ROUGE-1.5.5",
         cli="nlgmetrics.cli.rouge:ROUGE_COMMAND",
+    ),
+    "squad": _E(
+        "nlgmetrics.metrics.squad:SQUAD",
+        ("squad",),
+        "SQuAD",
+        "QA exact match and F1: SQuAD v1.1/v2.0, JSQuAD, CMRC 2018, llm-jp-eval",
+        cli="nlgmetrics.cli.qa:SQUAD_COMMAND",
     ),
     "ter": _E(
         "nlgmetrics.metrics.ter:TER",

@@ -26,6 +26,12 @@ Presets and the exact commands they reproduce:
     The same script after the ``buildExeptionDB.pl`` repair command copied into many pyrouge install guides,
     which rebuilds its WordNet exception database empty, so that ``-m`` is Porter stemming alone. The
     ROUGE-1.5.5 outputs on SummEval that the parity tests compare with were made this way.
+``pltrdy``
+    The ``rouge`` package 1.0.1 (pltrdy): ``Rouge().get_scores(hyps, refs, avg=True)`` (per segment: ``avg=False``),
+    set-based n-gram counting, sentences split at ``.``, summary-level ROUGE-L; one reference per segment.
+``llamafactory``
+    LLaMA-Factory 0.9.5's ``ComputeSimilarity``: ``rouge-chinese`` 1.0.3 on jieba words, each value
+    ``round(v * 100, 4)`` (0-100), the mean over segments. Both: :mod:`nlgmetrics.metrics.rouge_sets`.
 
 With no preset, the configuration is the ``rouge-score`` one with the ``unicode`` tokenizer: identical numbers
 on ASCII text, while letters of other scripts are kept (rouge-score deletes them, so two identical Japanese
@@ -62,7 +68,7 @@ __all__ = [
     "rouge",
 ]
 
-SCORINGS = ("rouge-score", "rouge155")
+SCORINGS = ("rouge-score", "rouge155", "pltrdy", "llamafactory")  # the last two: metrics/rouge_sets.py
 MULTI_REF = ("best", "average", "max-pr")
 SENTENCE_SPLITS = ("newline", "rules", "auto")
 BOOTSTRAP_RNGS = ("generator", "legacy")
@@ -196,6 +202,9 @@ class RougeConfig:
         if self.bootstrap_rng not in BOOTSTRAP_RNGS:
             raise unknown_option("bootstrap_rng", self.bootstrap_rng, list(BOOTSTRAP_RNGS))
         _check_int("workers", self.workers, 1)
+        from .rouge_sets import check_set_scoring
+
+        check_set_scoring(self)
 
 
 _MEASURES = ("precision", "recall", "fmeasure")
@@ -349,7 +358,11 @@ def _chunked_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) ->
 
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
     _warn_dropped(preds, refs, cfg)
-    if len(preds) > CHUNK_SEGMENTS or (cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS):
+    if cfg.scoring in ("pltrdy", "llamafactory"):  # set-based counting of those packages: metrics/rouge_sets.py
+        from .rouge_sets import set_rouge_columns
+
+        cols = set_rouge_columns(preds, refs, cfg)
+    elif len(preds) > CHUNK_SEGMENTS or (cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS):
         cols = _chunked_columns(preds, refs, cfg)
     else:
         cols = rouge_columns(preds, refs, cfg)
@@ -438,6 +451,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "alpha": 0.5,
         "stemmer": "rouge155-porter",
     },
+    "pltrdy": {"rouge_types": ("rouge1", "rouge2", "rougeL"), "tokenizer": "whitespace", "scoring": "pltrdy"},
+    "llamafactory": {"rouge_types": ("rouge1", "rouge2", "rougeL"), "tokenizer": "zh-jieba", "scoring": "llamafactory"},
 }
 
 ROUGE = RougeFamily(

@@ -24,6 +24,7 @@ Normalizer = Callable[[str], str]
 _TOKENIZERS: dict[str, str | Callable[..., Any]] = {
     "whitespace": "nlgmetrics.text.basic:whitespace_tokenize",
     "char": "nlgmetrics.text.basic:char_tokenize",
+    "char-list": "nlgmetrics.text.basic:char_tokenize",  # Python's list(text), whatever "char" means to a metric
     "jiwer-words": "nlgmetrics.text.basic:jiwer_words",
     "jiwer-chars": "nlgmetrics.text.basic:jiwer_chars",
     # word segmentation for Japanese and Chinese (extras [ja] and [zh]); the class is built once
