@@ -108,12 +108,21 @@ CATALOG: dict[str, Entry] = {
         "exact character Levenshtein distance",
         cli="nlgmetrics.cli.basic:EDIT_DISTANCE_COMMAND",
     ),
+    "meteor": _E(
+        "nlgmetrics.metrics.meteor:METEOR", ("meteor", "sentence_meteor"), "METEOR", "METEOR, NLTK 3.10's numbers"
+    ),
     "nls": _E(
         "nlgmetrics.metrics.edit:NLS",
         ("nls",),
         "NormalizedLevenshteinSimilarity",
         "normalised Levenshtein similarity, 1 - lev / max(len)",
         cli="nlgmetrics.cli.basic:NLS_COMMAND",
+    ),
+    "ribes": _E(
+        "nlgmetrics.metrics.ribes:RIBES",
+        ("ribes", "sentence_ribes"),
+        "RIBES",
+        "RIBES word-order score: RIBES.py 1.03.1 or NLTK 3.10",
     ),
     "rouge": _E(
         "nlgmetrics.metrics.rouge:ROUGE",
