@@ -145,6 +145,8 @@ def _alignment(ref: list[int], hyp: list[int], official: bool) -> list[int]:
     counts the same overlapping occurrences as the script's substring search and NLTK's n-gram count.
     """
     n_hyp, n_ref = len(hyp), len(ref)
+    if n_hyp * (n_ref + n_hyp) > DENSE_CELLS:
+        return _dense_alignment(ref, hyp, official)
     in_ref: dict[int, list[int]] = {}
     for j, w in enumerate(ref):
         in_ref.setdefault(w, []).append(j)
@@ -189,6 +191,90 @@ def _alignment(ref: list[int], hyp: list[int], official: bool) -> list[int]:
                 break
             if not (left and left_ref) and not (right and right_ref):
                 break  # no longer context can occur in the reference: no alignment for this word
+    return out
+
+
+#: Above this many cells (hypothesis x (reference + hypothesis) words), contexts are found from common-suffix and
+#: common-prefix lengths (:func:`_dense_alignment`) instead of growing them one word at a time, whose cost grows
+#: with the cube of the length on repetitive text (a word repeated a thousand times).
+DENSE_CELLS = 40_000
+
+
+def _column_tops(seq: np.ndarray, hyp: np.ndarray, prefix: bool, diagonal: bool) -> tuple[np.ndarray, ...]:
+    """For every hypothesis position ``i``: the largest and second-largest common-suffix (or, with ``prefix``,
+    common-prefix) length of ``seq`` ending (starting) at some ``j`` and ``hyp`` ending (starting) at ``i``, and
+    the ``j`` of the largest; with ``diagonal`` (``seq`` is ``hyp``) the pair ``j == i`` is left out."""
+    n = len(hyp)
+    top1 = np.zeros(n, dtype=np.int64)
+    top2 = np.zeros(n, dtype=np.int64)
+    arg1 = np.full(n, -1, dtype=np.int64)
+    prev = np.zeros(n, dtype=np.int64)
+    order = range(len(seq) - 1, -1, -1) if prefix else range(len(seq))
+    for j in order:
+        eq = hyp == seq[j]
+        cur = np.zeros(n, dtype=np.int64)
+        if prefix:
+            cur[-1] = eq[-1]
+            cur[:-1] = (prev[1:] + 1) * eq[:-1]
+        else:
+            cur[0] = eq[0]
+            cur[1:] = (prev[:-1] + 1) * eq[1:]
+        prev = cur
+        if diagonal:
+            cur = cur.copy()
+            cur[j] = 0
+        better = cur > top1
+        top2 = np.where(better, top1, np.maximum(top2, cur))
+        arg1 = np.where(better, j, arg1)
+        top1 = np.where(better, cur, top1)
+    return top1, top2, arg1
+
+
+def _dense_alignment(ref: list[int], hyp: list[int], official: bool) -> list[int]:
+    """:func:`_alignment` from common-suffix/prefix lengths, in O(|hyp| x (|ref| + |hyp|)) vector steps.
+
+    The left context of length ``w + 1`` of word ``i`` occurs once in the reference iff the largest common-suffix
+    length over reference positions is ``>= w + 1`` and the second largest is not, and once in the hypothesis iff
+    no other hypothesis position has a common suffix ``>= w + 1``; so the first window that succeeds on the left
+    is ``max(1, second, other)`` if that is below the largest, likewise on the right with prefixes. The earlier
+    side wins, the side the convention tries first on a tie."""
+    if not hyp:
+        return []
+    h = np.asarray(hyp, dtype=np.int64)
+    r = np.asarray(ref, dtype=np.int64)
+    n_hyp, n_ref = len(hyp), len(ref)
+    left_top, left_second, left_at = _column_tops(r, h, prefix=False, diagonal=False)
+    left_other = _column_tops(h, h, prefix=False, diagonal=True)[0]
+    right_top, right_second, right_at = _column_tops(r, h, prefix=True, diagonal=False)
+    right_other = _column_tops(h, h, prefix=True, diagonal=True)[0]
+    count_ref: dict[int, int] = {}
+    for w in ref:
+        count_ref[w] = count_ref.get(w, 0) + 1
+    count_hyp: dict[int, int] = {}
+    for w in hyp:
+        count_hyp[w] = count_hyp.get(w, 0) + 1
+    first_in_ref: dict[int, int] = {}
+    for j, w in enumerate(ref):
+        first_in_ref.setdefault(w, j)
+    out: list[int] = []
+    for i, w in enumerate(hyp):
+        if w not in count_ref:
+            continue
+        if count_ref[w] == 1 and count_hyp[w] == 1:
+            out.append(first_in_ref[w])
+            continue
+        # the last window tried: RIBES.py's range never cuts a side short; NLTK's range(1, W) may
+        last = max(i, n_hyp - i) if official else min(max(i, n_hyp - i + 1), n_ref) - 1
+        wl = max(1, int(left_second[i]), int(left_other[i]))
+        left_ok = wl + 1 <= left_top[i] and wl <= i and wl <= last
+        wr = max(1, int(right_second[i]), int(right_other[i]))
+        right_ok = wr + 1 <= right_top[i] and i + wr < n_hyp and wr <= last
+        # both possible: the earlier window, on a tie the side tried first (left in RIBES.py, right in NLTK)
+        use_left = left_ok and (not right_ok or wl < wr or (wl == wr and official))
+        if use_left:
+            out.append(int(left_at[i]))
+        elif right_ok:
+            out.append(int(right_at[i]))
     return out
 
 
