@@ -222,17 +222,17 @@ def _segment(
     n_stem = n_syn = 0
     if hyp_left and ref_left and (stem is not None or lookup is not None):
         # NLTK runs the later stages on the stems (the synonym stage too): stemmed once here
-        hyp_s = {i: stem(hyp[i]) for i in hyp_left} if stem is not None else {i: hyp[i] for i in hyp_left}
-        ref_s = {j: stem(ref[j]) for j in ref_left} if stem is not None else {j: ref[j] for j in ref_left}
-        hyp_w = [""] * len(hyp)
-        ref_w = [""] * len(ref)
-        for i, w in hyp_s.items():
-            hyp_w[i] = w
-        for j, w in ref_s.items():
-            ref_w[j] = w
+        hyp_w: list[str] = [""] * len(hyp)
+        ref_w: list[str] = [""] * len(ref)
         if stem is not None:
+            for i in hyp_left:
+                hyp_w[i] = stem(hyp[i])
+            for j in ref_left:
+                ref_w[j] = stem(ref[j])
             hyp_left, ref_left = _match(hyp_w, ref_w, hyp_left, ref_left, pairs)
             n_stem = len(pairs) - n_exact
+        else:
+            hyp_w, ref_w = hyp, ref
         if lookup is not None and hyp_left and ref_left:
             _synonym_match(hyp_w, ref_w, hyp_left, ref_left, pairs, lookup)
             n_syn = len(pairs) - n_exact - n_stem
@@ -247,18 +247,18 @@ def _meteor_kernel(hyps: list[list[str]], refs: list[list[list[str]]], cfg: METE
     n = len(hyps)
     score = np.zeros(n, dtype=np.float64)
     cols = {k: np.zeros(n, dtype=np.int64) for k in ("exact", "stem", "synonym", "chunks", "hyp_len", "ref_len")}
-    lower: dict[str, str] = {}
+    prepared: dict[int, tuple[list[str], list[str]]] = {}  # id(token list) -> (the list, its words)
 
     def prep(tokens: list[str]) -> list[str]:
         if not cfg.lowercase:
             return tokens
-        out = []
-        for t in tokens:
-            w = lower.get(t)
-            if w is None:
-                w = lower[t] = t.lower()
-            out.append(w)
-        return out
+        # a reference repeated across the batch (several systems, one reference) is one list: lowercased once
+        hit = prepared.get(id(tokens))
+        if hit is not None and hit[0] is tokens:
+            return hit[1]
+        words = [t.lower() for t in tokens]
+        prepared[id(tokens)] = (tokens, words)
+        return words
 
     for k in range(n):
         hyp = prep(hyps[k])

@@ -115,10 +115,13 @@ def _apply(word: str, rules: list[Rule]) -> str:
     return word
 
 
+_STEP1A: list[Rule] = [("sses", "ss", None), ("ies", "i", None), ("ss", "ss", None), ("s", "", None)]
+
+
 def _step1a(word: str) -> str:
     if word.endswith("ies") and len(word) == 4:  # NLTK: "dies" -> "die", "ties" -> "tie"
         return word[:-3] + "ie"
-    return _apply(word, [("sses", "ss", None), ("ies", "i", None), ("ss", "ss", None), ("s", "", None)])
+    return _apply(word, _STEP1A)
 
 
 def _step1b(word: str) -> str:
@@ -134,97 +137,100 @@ def _step1b(word: str) -> str:
                 break
     else:
         return word
+    # the rules AT -> ATE, BL -> BLE, IZ -> IZE, *d -> single letter (not l, s, z), (m=1 and *o) -> E, in order
+    for end, replacement in (("at", "ate"), ("bl", "ble"), ("iz", "ize")):
+        if stem.endswith(end):
+            return stem[:-2] + replacement
     last = stem[-1]
-    return _apply(
-        stem,
-        [
-            ("at", "ate", None),
-            ("bl", "ble", None),
-            ("iz", "ize", None),
-            ("*d", last, lambda _: last not in "lsz"),
-            ("", "e", lambda s: _measure(s) == 1 and _cvc(s)),
-        ],
-    )
+    if _double_consonant(stem) or stem.endswith("*d"):  # "*d" also literally, as NLTK's rule list reads it
+        return stem[:-2] + last if last not in "lsz" else stem
+    return stem + "e" if _measure(stem) == 1 and _cvc(stem) else stem
+
+
+def _y_to_i(stem: str) -> bool:
+    return len(stem) > 1 and _is_consonant(stem, len(stem) - 1)
+
+
+# NLTK: y -> i after a consonant that is not the whole stem ("happy" -> "happi", "by" stays, "enjoy" stays)
+_STEP1C: list[Rule] = [("y", "i", _y_to_i)]
 
 
 def _step1c(word: str) -> str:
-    # NLTK: y -> i after a consonant that is not the whole stem ("happy" -> "happi", "by" stays, "enjoy" stays)
-    return _apply(word, [("y", "i", lambda s: len(s) > 1 and _is_consonant(s, len(s) - 1))])
+    return _apply(word, _STEP1C)
+
+
+_STEP2: list[Rule] = [
+    ("ational", "ate", _positive),
+    ("tional", "tion", _positive),
+    ("enci", "ence", _positive),
+    ("anci", "ance", _positive),
+    ("izer", "ize", _positive),
+    ("bli", "ble", _positive),
+    ("alli", "al", _positive),
+    ("entli", "ent", _positive),
+    ("eli", "e", _positive),
+    ("ousli", "ous", _positive),
+    ("ization", "ize", _positive),
+    ("ation", "ate", _positive),
+    ("ator", "ate", _positive),
+    ("alism", "al", _positive),
+    ("iveness", "ive", _positive),
+    ("fulness", "ful", _positive),
+    ("ousness", "ous", _positive),
+    ("aliti", "al", _positive),
+    ("iviti", "ive", _positive),
+    ("biliti", "ble", _positive),
+    ("fulli", "ful", _positive),  # NLTK
+    ("logi", "log", lambda stem: _positive(stem + "l")),  # NLTK: the measure of the word minus "ogi"
+]
 
 
 def _step2(word: str) -> str:
     if word.endswith("alli") and _positive(word[:-4]):  # NLTK: "alli" -> "al", then step 2 again
         return _step2(word[:-4] + "al")
-    whole = word
-    return _apply(
-        word,
-        [
-            ("ational", "ate", _positive),
-            ("tional", "tion", _positive),
-            ("enci", "ence", _positive),
-            ("anci", "ance", _positive),
-            ("izer", "ize", _positive),
-            ("bli", "ble", _positive),
-            ("alli", "al", _positive),
-            ("entli", "ent", _positive),
-            ("eli", "e", _positive),
-            ("ousli", "ous", _positive),
-            ("ization", "ize", _positive),
-            ("ation", "ate", _positive),
-            ("ator", "ate", _positive),
-            ("alism", "al", _positive),
-            ("iveness", "ive", _positive),
-            ("fulness", "ful", _positive),
-            ("ousness", "ous", _positive),
-            ("aliti", "al", _positive),
-            ("iviti", "ive", _positive),
-            ("biliti", "ble", _positive),
-            ("fulli", "ful", _positive),  # NLTK
-            ("logi", "log", lambda _: _positive(whole[:-3])),  # NLTK: the measure of the word minus "ogi"
-        ],
-    )
+    return _apply(word, _STEP2)
+
+
+_STEP3: list[Rule] = [
+    ("icate", "ic", _positive),
+    ("ative", "", _positive),
+    ("alize", "al", _positive),
+    ("iciti", "ic", _positive),
+    ("ical", "ic", _positive),
+    ("ful", "", _positive),
+    ("ness", "", _positive),
+]
 
 
 def _step3(word: str) -> str:
-    return _apply(
-        word,
-        [
-            ("icate", "ic", _positive),
-            ("ative", "", _positive),
-            ("alize", "al", _positive),
-            ("iciti", "ic", _positive),
-            ("ical", "ic", _positive),
-            ("ful", "", _positive),
-            ("ness", "", _positive),
-        ],
-    )
+    return _apply(word, _STEP3)
+
+
+_STEP4: list[Rule] = [
+    ("al", "", _above_one),
+    ("ance", "", _above_one),
+    ("ence", "", _above_one),
+    ("er", "", _above_one),
+    ("ic", "", _above_one),
+    ("able", "", _above_one),
+    ("ible", "", _above_one),
+    ("ant", "", _above_one),
+    ("ement", "", _above_one),
+    ("ment", "", _above_one),
+    ("ent", "", _above_one),
+    ("ion", "", lambda s: _measure(s) > 1 and s[-1] in "st"),
+    ("ou", "", _above_one),
+    ("ism", "", _above_one),
+    ("ate", "", _above_one),
+    ("iti", "", _above_one),
+    ("ous", "", _above_one),
+    ("ive", "", _above_one),
+    ("ize", "", _above_one),
+]
 
 
 def _step4(word: str) -> str:
-    return _apply(
-        word,
-        [
-            ("al", "", _above_one),
-            ("ance", "", _above_one),
-            ("ence", "", _above_one),
-            ("er", "", _above_one),
-            ("ic", "", _above_one),
-            ("able", "", _above_one),
-            ("ible", "", _above_one),
-            ("ant", "", _above_one),
-            ("ement", "", _above_one),
-            ("ment", "", _above_one),
-            ("ent", "", _above_one),
-            ("ion", "", lambda s: _measure(s) > 1 and s[-1] in "st"),
-            ("ou", "", _above_one),
-            ("ism", "", _above_one),
-            ("ate", "", _above_one),
-            ("iti", "", _above_one),
-            ("ous", "", _above_one),
-            ("ive", "", _above_one),
-            ("ize", "", _above_one),
-        ],
-    )
+    return _apply(word, _STEP4)
 
 
 def _step5a(word: str) -> str:
@@ -236,9 +242,11 @@ def _step5a(word: str) -> str:
     return word
 
 
+_STEP5B: list[Rule] = [("ll", "l", lambda stem: _measure(stem + "l") > 1)]  # the measure of the word minus one l
+
+
 def _step5b(word: str) -> str:
-    whole = word
-    return _apply(word, [("ll", "l", lambda _: _measure(whole[:-1]) > 1)])
+    return _apply(word, _STEP5B)
 
 
 @lru_cache(maxsize=1 << 17)
