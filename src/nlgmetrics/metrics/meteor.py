@@ -131,6 +131,28 @@ def _positions(words: Sequence[str], keep: Sequence[int]) -> dict[str, list[int]
     return out
 
 
+def _exact(hyp: Sequence[str], ref: Sequence[str], pairs: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """:func:`_match` on whole sentences (the exact stage), without the bookkeeping of a partial match."""
+    where: dict[str, list[int]] = {}
+    for j, w in enumerate(ref):
+        positions = where.get(w)
+        if positions is None:
+            where[w] = [j]
+        else:
+            positions.append(j)
+    hyp_left: list[int] = []
+    for i in range(len(hyp) - 1, -1, -1):
+        positions = where.get(hyp[i])
+        if positions:
+            pairs.append((i, positions.pop()))
+        else:
+            hyp_left.append(i)
+    if not hyp_left:
+        return hyp_left, []
+    hyp_left.reverse()
+    return hyp_left, sorted(j for positions in where.values() for j in positions)
+
+
 def _match(
     hyp: Sequence[str], ref: Sequence[str], hyp_left: list[int], ref_left: list[int], pairs: list[tuple[int, int]]
 ) -> tuple[list[int], list[int]]:
@@ -217,7 +239,7 @@ def _segment(
 ) -> tuple[float, int, int, int, int]:
     """(score, exact, stem, synonym, chunks) of one hypothesis against one reference (words preprocessed)."""
     pairs: list[tuple[int, int]] = []
-    hyp_left, ref_left = _match(hyp, ref, list(range(len(hyp))), list(range(len(ref))), pairs)
+    hyp_left, ref_left = _exact(hyp, ref, pairs)
     n_exact = len(pairs)
     n_stem = n_syn = 0
     if hyp_left and ref_left and (stem is not None or lookup is not None):
@@ -245,8 +267,7 @@ def _meteor_kernel(hyps: list[list[str]], refs: list[list[list[str]]], cfg: METE
     stem = porter_stem if cfg.stemmer == "porter" else None
     lookup = synonyms if cfg.wordnet != "none" else None
     n = len(hyps)
-    score = np.zeros(n, dtype=np.float64)
-    cols = {k: np.zeros(n, dtype=np.int64) for k in ("exact", "stem", "synonym", "chunks", "hyp_len", "ref_len")}
+    rows: list[tuple[float, int, int, int, int, int, int]] = []
     prepared: dict[int, tuple[list[str], list[str]]] = {}  # id(token list) -> (the list, its words)
 
     def prep(tokens: list[str]) -> list[str]:
@@ -261,7 +282,7 @@ def _meteor_kernel(hyps: list[list[str]], refs: list[list[list[str]]], cfg: METE
         return words
 
     for k in range(n):
-        hyp = prep(hyps[k])
+        hyp = [t.lower() for t in hyps[k]] if cfg.lowercase else hyps[k]
         best: tuple[float, int, int, int, int] | None = None
         best_len = 0
         for ref_tokens in refs[k]:
@@ -270,11 +291,13 @@ def _meteor_kernel(hyps: list[list[str]], refs: list[list[list[str]]], cfg: METE
             if best is None or result[0] > best[0]:  # max(): the first of equal scores
                 best, best_len = result, len(ref)
         assert best is not None
-        score[k] = best[0]
-        cols["exact"][k], cols["stem"][k], cols["synonym"][k], cols["chunks"][k] = best[1:]
-        cols["hyp_len"][k] = len(hyp)
-        cols["ref_len"][k] = best_len
-    return StatsBatch(METEORStats, {"score": score, "n_segments": np.ones(n, dtype=np.int64), **cols})
+        rows.append((*best, len(hyp), best_len))
+    table = list(zip(*rows, strict=True))
+    names = ("exact", "stem", "synonym", "chunks", "hyp_len", "ref_len")
+    columns = {name: np.asarray(table[c + 1], dtype=np.int64) for c, name in enumerate(names)}
+    columns["score"] = np.asarray(table[0], dtype=np.float64)
+    columns["n_segments"] = np.ones(n, dtype=np.int64)
+    return StatsBatch(METEORStats, columns)
 
 
 METEOR = TokenFamily(
