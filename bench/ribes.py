@@ -77,6 +77,7 @@ def main() -> None:
     def ours(h: list[list[str]], r: list[list[str]], preset: str = "nltk") -> tuple[float, ...]:
         return nm.ribes(h, r, preset=preset, tokenizer="none", segments=True).segments
 
+    ours(spare_h[-2:], spare_r[-2:])  # the first call imports the family: cold is measured above
     start = 0
     for size in sizes:
         h, r = spare_h[start : start + size], spare_r[start : start + size]

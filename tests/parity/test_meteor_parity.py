@@ -99,6 +99,21 @@ def test_meteor_score_on_generated_tokens(nltk_wordnet, hyp, refs):
 
 
 @settings(max_examples=150)
+@given(st.lists(st.tuples(tokens, st.lists(tokens, min_size=1, max_size=3)), min_size=1, max_size=8))
+def test_batch_kernel_on_generated_tokens(nltk_wordnet, pairs):
+    """The vectorised kernel (a batch of many sentence pairs) against NLTK, pair by pair."""
+    from nlgmetrics.metrics import meteor as module
+
+    theirs = [meteor_score(refs, hyp, wordnet=nltk_wordnet) for hyp, refs in pairs]
+    saved, module.VECTOR_UNITS = module.VECTOR_UNITS, 0
+    try:
+        ours = nm.meteor([h for h, _ in pairs], [r for _, r in pairs], tokenizer="none", segments=True).segments
+    finally:
+        module.VECTOR_UNITS = saved
+    assert report(ours, theirs) == (0, 0.0)
+
+
+@settings(max_examples=150)
 @given(
     tokens,
     tokens,

@@ -263,6 +263,153 @@ def _segment(
     return _score(matches, chunks, len(hyp), len(ref), cfg), n_exact, n_stem, n_syn, chunks
 
 
+# ---------------------------------------------------------------------------------------------- batch kernel
+#: Batches with at least this many (segment, reference) pairs go through the vectorised kernel.
+VECTOR_UNITS = 16
+
+
+def _ranked(unit: np.ndarray, word: np.ndarray, pos: np.ndarray, size: int, length: int) -> np.ndarray:
+    """A key per token: its (unit, word) group and its rank from the *end* of the sentence within that group.
+
+    NLTK matches hypothesis words from the last to the first, each to the last free reference word of the same
+    form; so within a (sentence pair, word) group, the k-th last hypothesis occurrence takes the k-th last
+    reference occurrence, and equal keys on the two sides are exactly NLTK's matches."""
+    order = np.lexsort((-pos, word, unit))
+    group = unit[order] * size + word[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = group[1:] != group[:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order)) - start
+    return (unit * size + word) * length + rank
+
+
+def _stage(
+    h_unit: np.ndarray,
+    h_word: np.ndarray,
+    h_pos: np.ndarray,
+    r_unit: np.ndarray,
+    r_word: np.ndarray,
+    r_pos: np.ndarray,
+    size: int,
+    length: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One matching stage on the tokens still free: for each hypothesis token, the index of the reference token
+    it matches (-1 for none); and which reference tokens were matched."""
+    h_key = _ranked(h_unit, h_word, h_pos, size, length)
+    r_key = _ranked(r_unit, r_word, r_pos, size, length)
+    order = np.argsort(r_key, kind="stable")
+    sorted_keys = r_key[order]
+    at = np.searchsorted(sorted_keys, h_key)
+    at_clipped = np.minimum(at, max(len(sorted_keys) - 1, 0))
+    hit = (
+        (at < len(sorted_keys)) & (sorted_keys[at_clipped] == h_key) if len(sorted_keys) else np.zeros(len(h_key), bool)
+    )
+    match = np.where(hit, order[at_clipped] if len(sorted_keys) else -1, -1)
+    taken = np.zeros(len(r_key), dtype=bool)
+    taken[match[hit]] = True
+    return match, taken
+
+
+def _vector_kernel(
+    hyp_words: list[list[str]], ref_words: list[list[str]], cfg: METEORConfig
+) -> list[tuple[float, int, int, int, int]]:
+    """:func:`_segment` for many (hypothesis, reference) pairs at once: the exact and stem stages and the chunk
+    count as array operations, the synonym stage in Python only for the pairs that have a synonym candidate."""
+    n_units = len(hyp_words)
+    vocab: dict[str, int] = {}
+    h_len = np.fromiter((len(h) for h in hyp_words), dtype=np.int64, count=n_units)
+    r_len = np.fromiter((len(r) for r in ref_words), dtype=np.int64, count=n_units)
+    h_word = np.fromiter((vocab.setdefault(w, len(vocab)) for h in hyp_words for w in h), dtype=np.int64)
+    r_word = np.fromiter((vocab.setdefault(w, len(vocab)) for r in ref_words for w in r), dtype=np.int64)
+    h_unit = np.repeat(np.arange(n_units, dtype=np.int64), h_len)
+    r_unit = np.repeat(np.arange(n_units, dtype=np.int64), r_len)
+    h_pos = np.arange(len(h_word), dtype=np.int64) - np.repeat(np.cumsum(h_len) - h_len, h_len)
+    r_pos = np.arange(len(r_word), dtype=np.int64) - np.repeat(np.cumsum(r_len) - r_len, r_len)
+    length = int(max(h_len.max(initial=0), r_len.max(initial=0))) + 1
+    size = len(vocab) + 1
+    if n_units * size * length >= 1 << 62:  # keys would overflow: one pair at a time
+        stem = porter_stem if cfg.stemmer == "porter" else None
+        lookup = synonyms if cfg.wordnet != "none" else None
+        return [_segment(h, r, cfg, stem, lookup) for h, r in zip(hyp_words, ref_words, strict=True)]
+    # stage 1: exact
+    match, taken = _stage(h_unit, h_word, h_pos, r_unit, r_word, r_pos, size, length)
+    h_ref = np.append(r_pos, -1)[match]  # the matched reference position of each hypothesis token, or -1
+    stage = np.where(match >= 0, 0, -1)
+    h_free = np.flatnonzero(match < 0)
+    r_free = np.flatnonzero(~taken)
+    words = list(vocab)
+    # stage 2: Porter stems of the words still free on both sides
+    stem_id: np.ndarray | None = None
+    if cfg.stemmer == "porter" and len(h_free) and len(r_free):
+        stems: dict[str, int] = {}
+        stem_id = np.fromiter((stems.setdefault(porter_stem(w), len(stems)) for w in words), dtype=np.int64)
+        m2, t2 = _stage(
+            h_unit[h_free], stem_id[h_word[h_free]], h_pos[h_free],
+            r_unit[r_free], stem_id[r_word[r_free]], r_pos[r_free],
+            len(stems) + 1, length,
+        )  # fmt: skip
+        hit = m2 >= 0
+        h_ref[h_free[hit]] = r_pos[r_free[m2[hit]]]
+        stage[h_free[hit]] = 1
+        h_free = h_free[~hit]
+        r_free = r_free[~t2]
+        stem_words = list(stems)
+    else:
+        stem_words = words
+    # stage 3: WordNet synonyms of the hypothesis word's stem, sequential (NLTK's order) in the pairs that need it
+    if cfg.wordnet != "none" and len(h_free) and len(r_free):
+        form = stem_id if stem_id is not None else np.arange(len(words), dtype=np.int64)
+        h_form, r_form = form[h_word[h_free]], form[r_word[r_free]]
+        present = {w: i for i, w in enumerate(stem_words)}
+        # candidate (unit, form) keys of reference tokens a free hypothesis token could take
+        syn_of: dict[int, list[int]] = {}
+        for f in np.unique(h_form).tolist():
+            syn_of[f] = [present[x] for x in synonyms(stem_words[f]) if x in present and present[x] != f]
+        counts = np.fromiter((len(syn_of[f]) for f in h_form.tolist()), dtype=np.int64, count=len(h_form))
+        if counts.any():
+            flat = [x for f in h_form.tolist() for x in syn_of[f]]
+            cand = np.repeat(h_unit[h_free], counts) * (len(stem_words) + 1) + np.asarray(flat, dtype=np.int64)
+            have = np.isin(cand, r_unit[r_free] * (len(stem_words) + 1) + r_form)
+            units = np.unique(np.repeat(h_unit[h_free], counts)[have])
+            if len(units):
+                h_sel = np.isin(h_unit[h_free], units)
+                r_sel = np.isin(r_unit[r_free], units)
+                hu, hf = h_unit[h_free][h_sel].tolist(), h_form[h_sel].tolist()
+                ru, rp, rf = r_unit[r_free][r_sel].tolist(), r_pos[r_free][r_sel].tolist(), r_form[r_sel].tolist()
+                index_of = h_free[h_sel].tolist()
+                by_unit_ref: dict[int, dict[str, list[int]]] = {}
+                for u, p, f in zip(ru, rp, rf, strict=True):
+                    by_unit_ref.setdefault(u, {}).setdefault(stem_words[f], []).append(p)
+                for k in range(len(hu) - 1, -1, -1):  # from the last hypothesis word to the first, per pair
+                    where = by_unit_ref.get(hu[k])
+                    if not where:
+                        continue
+                    names = synonyms(stem_words[hf[k]])
+                    best_j, best = -1, None
+                    for name in names if len(names) <= len(where) else list(where):
+                        positions = where.get(name)
+                        if positions and positions[-1] > best_j and (name in names):
+                            best_j, best = positions[-1], positions
+                    if best is not None:
+                        best.pop()
+                        h_ref[index_of[k]] = best_j
+                        stage[index_of[k]] = 2
+    # chunks: matches in hypothesis order, a new chunk unless both positions follow the previous match's
+    matched = np.flatnonzero(h_ref >= 0)
+    m_unit, m_pos, m_ref = h_unit[matched], h_pos[matched], h_ref[matched]
+    cont = np.zeros(len(matched), dtype=bool)
+    cont[1:] = (m_unit[1:] == m_unit[:-1]) & (m_pos[1:] == m_pos[:-1] + 1) & (m_ref[1:] == m_ref[:-1] + 1)
+    n_match = np.bincount(m_unit, minlength=n_units)
+    chunks = n_match - np.bincount(m_unit, weights=cont, minlength=n_units).astype(np.int64)
+    per_stage = [np.bincount(h_unit, weights=stage == s, minlength=n_units).astype(np.int64) for s in range(3)]
+    columns = (n_match, chunks, h_len, r_len, *per_stage)
+    out = []
+    for m, c, t, r, e, st, sy in zip(*(col.tolist() for col in columns), strict=True):
+        out.append((_score(m, c, t, r, cfg), e, st, sy, c if m else 0))
+    return out
+
+
 def _meteor_kernel(hyps: list[list[str]], refs: list[list[list[str]]], cfg: METEORConfig) -> StatsBatch[METEORStats]:
     stem = porter_stem if cfg.stemmer == "porter" else None
     lookup = synonyms if cfg.wordnet != "none" else None
@@ -281,17 +428,24 @@ def _meteor_kernel(hyps: list[list[str]], refs: list[list[list[str]]], cfg: METE
         prepared[id(tokens)] = (tokens, words)
         return words
 
+    hyp_words = [[t.lower() for t in h] for h in hyps] if cfg.lowercase else hyps
+    if sum(len(r) for r in refs) >= VECTOR_UNITS:
+        unit_h = [h for h, rs in zip(hyp_words, refs, strict=True) for _ in rs]
+        unit_r = [prep(r) for rs in refs for r in rs]
+        results = iter(_vector_kernel(unit_h, unit_r, cfg))
+    else:
+        results = iter(
+            [_segment(h, prep(r), cfg, stem, lookup) for h, rs in zip(hyp_words, refs, strict=True) for r in rs]
+        )
     for k in range(n):
-        hyp = [t.lower() for t in hyps[k]] if cfg.lowercase else hyps[k]
         best: tuple[float, int, int, int, int] | None = None
         best_len = 0
         for ref_tokens in refs[k]:
-            ref = prep(ref_tokens)
-            result = _segment(hyp, ref, cfg, stem, lookup)
+            result = next(results)
             if best is None or result[0] > best[0]:  # max(): the first of equal scores
-                best, best_len = result, len(ref)
+                best, best_len = result, len(ref_tokens)
         assert best is not None
-        rows.append((*best, len(hyp), best_len))
+        rows.append((*best, len(hyp_words[k]), best_len))
     table = list(zip(*rows, strict=True))
     names = ("exact", "stem", "synonym", "chunks", "hyp_len", "ref_len")
     columns = {name: np.asarray(table[c + 1], dtype=np.int64) for c, name in enumerate(names)}
