@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -274,14 +275,15 @@ def _ranked(unit: np.ndarray, word: np.ndarray, pos: np.ndarray, size: int, leng
     NLTK matches hypothesis words from the last to the first, each to the last free reference word of the same
     form; so within a (sentence pair, word) group, the k-th last hypothesis occurrence takes the k-th last
     reference occurrence, and equal keys on the two sides are exactly NLTK's matches."""
-    order = np.lexsort((-pos, word, unit))
-    group = unit[order] * size + word[order]
+    group = unit * size + word
+    order = np.argsort(group * length + (length - 1 - pos))  # by group, then from the end of the sentence
+    grouped = group[order]
     first = np.ones(len(order), dtype=bool)
-    first[1:] = group[1:] != group[:-1]
+    first[1:] = grouped[1:] != grouped[:-1]
     start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order)) - start
-    return (unit * size + word) * length + rank
+    return group * length + rank
 
 
 def _stage(
@@ -317,11 +319,12 @@ def _vector_kernel(
     """:func:`_segment` for many (hypothesis, reference) pairs at once: the exact and stem stages and the chunk
     count as array operations, the synonym stage in Python only for the pairs that have a synonym candidate."""
     n_units = len(hyp_words)
-    vocab: dict[str, int] = {}
-    h_len = np.fromiter((len(h) for h in hyp_words), dtype=np.int64, count=n_units)
-    r_len = np.fromiter((len(r) for r in ref_words), dtype=np.int64, count=n_units)
-    h_word = np.fromiter((vocab.setdefault(w, len(vocab)) for h in hyp_words for w in h), dtype=np.int64)
-    r_word = np.fromiter((vocab.setdefault(w, len(vocab)) for r in ref_words for w in r), dtype=np.int64)
+    distinct_refs = list({id(r): r for r in ref_words}.values())  # a reference repeated across systems: once
+    vocab = {w: i for i, w in enumerate(set(chain.from_iterable(hyp_words)).union(*distinct_refs))}
+    h_len = np.fromiter(map(len, hyp_words), dtype=np.int64, count=n_units)
+    r_len = np.fromiter(map(len, ref_words), dtype=np.int64, count=n_units)
+    h_word = np.fromiter(map(vocab.__getitem__, chain.from_iterable(hyp_words)), dtype=np.int64)
+    r_word = np.fromiter(map(vocab.__getitem__, chain.from_iterable(ref_words)), dtype=np.int64)
     h_unit = np.repeat(np.arange(n_units, dtype=np.int64), h_len)
     r_unit = np.repeat(np.arange(n_units, dtype=np.int64), r_len)
     h_pos = np.arange(len(h_word), dtype=np.int64) - np.repeat(np.cumsum(h_len) - h_len, h_len)
@@ -338,7 +341,7 @@ def _vector_kernel(
     stage = np.where(match >= 0, 0, -1)
     h_free = np.flatnonzero(match < 0)
     r_free = np.flatnonzero(~taken)
-    words = list(vocab)
+    words = list(vocab)  # id -> word (insertion order)
     # stage 2: Porter stems of the words still free on both sides
     stem_id: np.ndarray | None = None
     if cfg.stemmer == "porter" and len(h_free) and len(r_free):
@@ -363,18 +366,29 @@ def _vector_kernel(
         h_form, r_form = form[h_word[h_free]], form[r_word[r_free]]
         present = {w: i for i, w in enumerate(stem_words)}
         # candidate (unit, form) keys of reference tokens a free hypothesis token could take
-        syn_of: dict[int, list[int]] = {}
-        for f in np.unique(h_form).tolist():
-            syn_of[f] = [present[x] for x in synonyms(stem_words[f]) if x in present and present[x] != f]
-        counts = np.fromiter((len(syn_of[f]) for f in h_form.tolist()), dtype=np.int64, count=len(h_form))
+        # per distinct free hypothesis form, the forms of the batch among its synonyms, as one flat array
+        forms = np.unique(h_form)
+        lists = [
+            [present[x] for x in synonyms(stem_words[f]) if x in present and present[x] != f] for f in forms.tolist()
+        ]
+        n_forms = len(stem_words) + 1
+        count_of = np.zeros(n_forms, dtype=np.int64)
+        count_of[forms] = [len(x) for x in lists]
+        start_of = np.zeros(n_forms, dtype=np.int64)
+        start_of[forms] = np.cumsum(count_of[forms]) - count_of[forms]
+        flat_all = np.fromiter(chain.from_iterable(lists), dtype=np.int64)
+        counts = count_of[h_form]
         if counts.any():
-            flat = [x for f in h_form.tolist() for x in syn_of[f]]
-            cand = np.repeat(h_unit[h_free], counts) * (len(stem_words) + 1) + np.asarray(flat, dtype=np.int64)
-            have = np.isin(cand, r_unit[r_free] * (len(stem_words) + 1) + r_form)
-            units = np.unique(np.repeat(h_unit[h_free], counts)[have])
-            if len(units):
-                h_sel = np.isin(h_unit[h_free], units)
-                r_sel = np.isin(r_unit[r_free], units)
+            within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+            flat = flat_all[np.repeat(start_of[h_form], counts) + within]
+            cand = np.repeat(h_unit[h_free], counts) * n_forms + flat
+            r_key = r_unit[r_free] * n_forms + r_form
+            have = np.isin(cand, r_key)
+            if have.any():
+                # only hypothesis words with a synonym among their pair's free reference words can match, and only
+                # such reference words can be taken: the others are left out of the sequential pass
+                h_sel = np.unique(np.repeat(np.arange(len(h_free)), counts)[have])
+                r_sel = np.isin(r_key, cand[have])
                 hu, hf = h_unit[h_free][h_sel].tolist(), h_form[h_sel].tolist()
                 ru, rp, rf = r_unit[r_free][r_sel].tolist(), r_pos[r_free][r_sel].tolist(), r_form[r_sel].tolist()
                 index_of = h_free[h_sel].tolist()
