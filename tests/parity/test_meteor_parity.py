@@ -90,7 +90,7 @@ word = st.sampled_from(WORDS)
 tokens = st.lists(word, max_size=14)
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(tokens, st.lists(tokens, min_size=1, max_size=3))
 def test_meteor_score_on_generated_tokens(nltk_wordnet, hyp, refs):
     theirs = meteor_score(refs, hyp, wordnet=nltk_wordnet)
@@ -98,7 +98,7 @@ def test_meteor_score_on_generated_tokens(nltk_wordnet, hyp, refs):
     assert report([ours], [theirs]) == (0, 0.0)
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(st.lists(st.tuples(tokens, st.lists(tokens, min_size=1, max_size=3)), min_size=1, max_size=8))
 def test_batch_kernel_on_generated_tokens(nltk_wordnet, pairs):
     """The vectorised kernel (a batch of many sentence pairs) against NLTK, pair by pair."""
@@ -113,7 +113,7 @@ def test_batch_kernel_on_generated_tokens(nltk_wordnet, pairs):
     assert report(ours, theirs) == (0, 0.0)
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(
     tokens,
     tokens,

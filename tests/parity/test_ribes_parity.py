@@ -41,7 +41,7 @@ WORDS = ["a", "b", "c", "A", "the", "cat", "の", "は", "猫", "ＡＢＣ", "�
 tokens = st.lists(st.sampled_from(WORDS[:-1]), max_size=18)
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(tokens, st.lists(tokens, min_size=1, max_size=3), st.floats(0.0, 2.0), st.floats(0.0, 2.0))
 def test_nltk_sentence_ribes(hyp, refs, alpha, beta):
     theirs = ribes_score.sentence_ribes(refs, hyp, alpha=alpha, beta=beta)
@@ -59,7 +59,7 @@ def test_nltk_corpus_ribes(pairs):
     assert result.score == pytest.approx(theirs, abs=1e-15)
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(tokens, tokens.filter(bool))
 def test_naive_restatements(hyp, ref):
     official = nm.sentence_ribes(hyp, [ref], tokenizer="none", lowercase=False).score
