@@ -325,28 +325,37 @@ def _vector_kernel(
     r_len = np.fromiter(map(len, ref_words), dtype=np.int64, count=n_units)
     h_word = np.fromiter(map(vocab.__getitem__, chain.from_iterable(hyp_words)), dtype=np.int64)
     r_word = np.fromiter(map(vocab.__getitem__, chain.from_iterable(ref_words)), dtype=np.int64)
+    if cfg.lowercase:  # NLTK's preprocess=str.lower, once per distinct token
+        lowered: dict[str, int] = {}
+        remap = np.fromiter((lowered.setdefault(w.lower(), len(lowered)) for w in vocab), np.int64, len(vocab))
+        h_word, r_word = remap[h_word], remap[r_word]
+        words = list(lowered)  # id -> word
+    else:
+        words = list(vocab)
     h_unit = np.repeat(np.arange(n_units, dtype=np.int64), h_len)
     r_unit = np.repeat(np.arange(n_units, dtype=np.int64), r_len)
     h_pos = np.arange(len(h_word), dtype=np.int64) - np.repeat(np.cumsum(h_len) - h_len, h_len)
     r_pos = np.arange(len(r_word), dtype=np.int64) - np.repeat(np.cumsum(r_len) - r_len, r_len)
     length = int(max(h_len.max(initial=0), r_len.max(initial=0))) + 1
-    size = len(vocab) + 1
+    size = len(words) + 1
     if n_units * size * length >= 1 << 62:  # keys would overflow: one pair at a time
         stem = porter_stem if cfg.stemmer == "porter" else None
         lookup = synonyms if cfg.wordnet != "none" else None
-        return [_segment(h, r, cfg, stem, lookup) for h, r in zip(hyp_words, ref_words, strict=True)]
+        lower = (lambda ws: [w.lower() for w in ws]) if cfg.lowercase else (lambda ws: ws)
+        return [_segment(lower(h), lower(r), cfg, stem, lookup) for h, r in zip(hyp_words, ref_words, strict=True)]
     # stage 1: exact
     match, taken = _stage(h_unit, h_word, h_pos, r_unit, r_word, r_pos, size, length)
     h_ref = np.append(r_pos, -1)[match]  # the matched reference position of each hypothesis token, or -1
     stage = np.where(match >= 0, 0, -1)
     h_free = np.flatnonzero(match < 0)
     r_free = np.flatnonzero(~taken)
-    words = list(vocab)  # id -> word (insertion order)
     # stage 2: Porter stems of the words still free on both sides
     stem_id: np.ndarray | None = None
     if cfg.stemmer == "porter" and len(h_free) and len(r_free):
         stems: dict[str, int] = {}
-        stem_id = np.fromiter((stems.setdefault(porter_stem(w), len(stems)) for w in words), dtype=np.int64)
+        stem_id = np.full(len(words), -1, dtype=np.int64)  # stemmed: only the words still free somewhere
+        needed = np.unique(np.concatenate([h_word[h_free], r_word[r_free]]))
+        stem_id[needed] = [stems.setdefault(porter_stem(words[w]), len(stems)) for w in needed.tolist()]
         m2, t2 = _stage(
             h_unit[h_free], stem_id[h_word[h_free]], h_pos[h_free],
             r_unit[r_free], stem_id[r_word[r_free]], r_pos[r_free],
@@ -365,12 +374,11 @@ def _vector_kernel(
         form = stem_id if stem_id is not None else np.arange(len(words), dtype=np.int64)
         h_form, r_form = form[h_word[h_free]], form[r_word[r_free]]
         present = {w: i for i, w in enumerate(stem_words)}
-        # candidate (unit, form) keys of reference tokens a free hypothesis token could take
-        # per distinct free hypothesis form, the forms of the batch among its synonyms, as one flat array
+        present_set = set(present)
+        # per distinct free hypothesis form, the forms of the batch among its synonyms, as one flat array: the
+        # candidate (pair, form) keys of the reference words a free hypothesis word could take
         forms = np.unique(h_form)
-        lists = [
-            [present[x] for x in synonyms(stem_words[f]) if x in present and present[x] != f] for f in forms.tolist()
-        ]
+        lists = [[present[x] for x in synonyms(stem_words[f]) & present_set if present[x] != f] for f in forms.tolist()]
         n_forms = len(stem_words) + 1
         count_of = np.zeros(n_forms, dtype=np.int64)
         count_of[forms] = [len(x) for x in lists]
@@ -442,12 +450,12 @@ def _meteor_kernel(hyps: list[list[str]], refs: list[list[list[str]]], cfg: METE
         prepared[id(tokens)] = (tokens, words)
         return words
 
-    hyp_words = [[t.lower() for t in h] for h in hyps] if cfg.lowercase else hyps
     if sum(len(r) for r in refs) >= VECTOR_UNITS:
-        unit_h = [h for h, rs in zip(hyp_words, refs, strict=True) for _ in rs]
-        unit_r = [prep(r) for rs in refs for r in rs]
-        results = iter(_vector_kernel(unit_h, unit_r, cfg))
+        unit_h = [h for h, rs in zip(hyps, refs, strict=True) for _ in rs]
+        results = iter(_vector_kernel(unit_h, [r for rs in refs for r in rs], cfg))
+        hyp_words = hyps
     else:
+        hyp_words = [[t.lower() for t in h] for h in hyps] if cfg.lowercase else hyps
         results = iter(
             [_segment(h, prep(r), cfg, stem, lookup) for h, rs in zip(hyp_words, refs, strict=True) for r in rs]
         )

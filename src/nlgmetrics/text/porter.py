@@ -102,17 +102,23 @@ def _cvc(word: str) -> bool:
 Rule = tuple[str, str, Callable[[str], bool] | None]
 
 
-def _apply(word: str, rules: list[Rule]) -> str:
+def _apply(word: str, rules: dict[str, list[Rule]]) -> str:
     """The first rule whose suffix the word has decides: its replacement if the condition holds on the stem,
-    else the word unchanged. The suffix ``"*d"`` means a double consonant (the stem drops both letters)."""
-    for suffix, replacement, condition in rules:
-        if suffix == "*d" and _double_consonant(word):
-            stem = word[:-2]
-            return stem + replacement if condition is None or condition(stem) else word
-        if word.endswith(suffix):  # as in NLTK, also "*d" taken literally (a word that ends in "*d")
+    else the word unchanged. ``rules`` are a step's rules in order, grouped by the suffix's last letter (no other
+    rule can apply; see :func:`_by_last_letter`)."""
+    for suffix, replacement, condition in rules.get(word[-1:], ()):
+        if word.endswith(suffix):
             stem = word[: len(word) - len(suffix)]
             return stem + replacement if condition is None or condition(stem) else word
     return word
+
+
+def _by_last_letter(rules: list[Rule]) -> dict[str, list[Rule]]:
+    """A step's rules grouped by the last letter of their suffix, each group in the step's order."""
+    out: dict[str, list[Rule]] = {}
+    for rule in rules:
+        out.setdefault(rule[0][-1], []).append(rule)
+    return out
 
 
 _STEP1A: list[Rule] = [("sses", "ss", None), ("ies", "i", None), ("ss", "ss", None), ("s", "", None)]
@@ -121,7 +127,7 @@ _STEP1A: list[Rule] = [("sses", "ss", None), ("ies", "i", None), ("ss", "ss", No
 def _step1a(word: str) -> str:
     if word.endswith("ies") and len(word) == 4:  # NLTK: "dies" -> "die", "ties" -> "tie"
         return word[:-3] + "ie"
-    return _apply(word, _STEP1A)
+    return _apply(word, _BY_LAST["_STEP1A"])
 
 
 def _step1b(word: str) -> str:
@@ -156,7 +162,7 @@ _STEP1C: list[Rule] = [("y", "i", _y_to_i)]
 
 
 def _step1c(word: str) -> str:
-    return _apply(word, _STEP1C)
+    return _apply(word, _BY_LAST["_STEP1C"])
 
 
 _STEP2: list[Rule] = [
@@ -188,7 +194,7 @@ _STEP2: list[Rule] = [
 def _step2(word: str) -> str:
     if word.endswith("alli") and _positive(word[:-4]):  # NLTK: "alli" -> "al", then step 2 again
         return _step2(word[:-4] + "al")
-    return _apply(word, _STEP2)
+    return _apply(word, _BY_LAST["_STEP2"])
 
 
 _STEP3: list[Rule] = [
@@ -203,7 +209,7 @@ _STEP3: list[Rule] = [
 
 
 def _step3(word: str) -> str:
-    return _apply(word, _STEP3)
+    return _apply(word, _BY_LAST["_STEP3"])
 
 
 _STEP4: list[Rule] = [
@@ -230,7 +236,7 @@ _STEP4: list[Rule] = [
 
 
 def _step4(word: str) -> str:
-    return _apply(word, _STEP4)
+    return _apply(word, _BY_LAST["_STEP4"])
 
 
 def _step5a(word: str) -> str:
@@ -246,7 +252,20 @@ _STEP5B: list[Rule] = [("ll", "l", lambda stem: _measure(stem + "l") > 1)]  # th
 
 
 def _step5b(word: str) -> str:
-    return _apply(word, _STEP5B)
+    return _apply(word, _BY_LAST["_STEP5B"])
+
+
+_BY_LAST = {
+    name: _by_last_letter(rules)
+    for name, rules in {
+        "_STEP1A": _STEP1A,
+        "_STEP1C": _STEP1C,
+        "_STEP2": _STEP2,
+        "_STEP3": _STEP3,
+        "_STEP4": _STEP4,
+        "_STEP5B": _STEP5B,
+    }.items()
+}
 
 
 @lru_cache(maxsize=1 << 17)

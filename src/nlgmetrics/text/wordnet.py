@@ -80,13 +80,17 @@ class WordNet:
         self._synsets = sections["synsets"]
         self._lemmas = sections["lemmas"]  # sorted, so that a lemma is found by bisection
         self._senses = sections["senses"]
+        self._entries: dict[str, list[str] | None] = {}
 
     def _entry(self, form: str) -> list[str] | None:
         """The four per-part-of-speech fields of ``form`` in the index, or ``None`` if it is not there."""
+        if form in self._entries:  # morphy asks for the same forms in each part of speech
+            return self._entries[form]
         i = bisect.bisect_left(self._lemmas, form)
-        if i < len(self._lemmas) and self._lemmas[i] == form:
-            return self._senses[i].split("|")
-        return None
+        entry = self._senses[i].split("|") if i < len(self._lemmas) and self._lemmas[i] == form else None
+        if len(self._entries) < 1 << 18:
+            self._entries[form] = entry
+        return entry
 
     def _in_index(self, form: str, pos: str) -> bool:
         entry = self._entry(form)
