@@ -286,6 +286,22 @@ def _ranked(unit: np.ndarray, word: np.ndarray, pos: np.ndarray, size: int, leng
     return group * length + rank
 
 
+def _distinct(values: np.ndarray, size: int) -> np.ndarray:
+    """The distinct values of an array of ids in ``range(size)``, ascending (a mask: no sort, no hash)."""
+    seen = np.zeros(size, dtype=bool)
+    seen[values] = True
+    return np.flatnonzero(seen)
+
+
+def _member(values: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """Whether each value is in ``pool`` (``numpy.isin`` by one sort and a binary search)."""
+    if not len(pool):
+        return np.zeros(len(values), dtype=bool)
+    ordered = np.sort(pool)
+    at = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
+    return ordered[at] == values
+
+
 def _stage(
     h_unit: np.ndarray,
     h_word: np.ndarray,
@@ -324,7 +340,8 @@ def _vector_kernel(
     h_len = np.fromiter(map(len, hyp_words), dtype=np.int64, count=n_units)
     r_len = np.fromiter(map(len, ref_words), dtype=np.int64, count=n_units)
     h_word = np.fromiter(map(vocab.__getitem__, chain.from_iterable(hyp_words)), dtype=np.int64)
-    r_word = np.fromiter(map(vocab.__getitem__, chain.from_iterable(ref_words)), dtype=np.int64)
+    ref_ids = {id(r): np.fromiter(map(vocab.__getitem__, r), np.int64, len(r)) for r in distinct_refs}
+    r_word = np.concatenate([ref_ids[id(r)] for r in ref_words]) if ref_words else np.zeros(0, np.int64)
     if cfg.lowercase:  # NLTK's preprocess=str.lower, once per distinct token
         lowered: dict[str, int] = {}
         remap = np.fromiter((lowered.setdefault(w.lower(), len(lowered)) for w in vocab), np.int64, len(vocab))
@@ -354,7 +371,7 @@ def _vector_kernel(
     if cfg.stemmer == "porter" and len(h_free) and len(r_free):
         stems: dict[str, int] = {}
         stem_id = np.full(len(words), -1, dtype=np.int64)  # stemmed: only the words still free somewhere
-        needed = np.unique(np.concatenate([h_word[h_free], r_word[r_free]]))
+        needed = _distinct(np.concatenate([h_word[h_free], r_word[r_free]]), len(words))
         stem_id[needed] = [stems.setdefault(porter_stem(words[w]), len(stems)) for w in needed.tolist()]
         m2, t2 = _stage(
             h_unit[h_free], stem_id[h_word[h_free]], h_pos[h_free],
@@ -377,7 +394,7 @@ def _vector_kernel(
         present_set = set(present)
         # per distinct free hypothesis form, the forms of the batch among its synonyms, as one flat array: the
         # candidate (pair, form) keys of the reference words a free hypothesis word could take
-        forms = np.unique(h_form)
+        forms = _distinct(h_form, len(stem_words))
         lists = [[present[x] for x in synonyms(stem_words[f]) & present_set if present[x] != f] for f in forms.tolist()]
         n_forms = len(stem_words) + 1
         count_of = np.zeros(n_forms, dtype=np.int64)
@@ -391,12 +408,12 @@ def _vector_kernel(
             flat = flat_all[np.repeat(start_of[h_form], counts) + within]
             cand = np.repeat(h_unit[h_free], counts) * n_forms + flat
             r_key = r_unit[r_free] * n_forms + r_form
-            have = np.isin(cand, r_key)
+            have = _member(cand, r_key)
             if have.any():
                 # only hypothesis words with a synonym among their pair's free reference words can match, and only
                 # such reference words can be taken: the others are left out of the sequential pass
-                h_sel = np.unique(np.repeat(np.arange(len(h_free)), counts)[have])
-                r_sel = np.isin(r_key, cand[have])
+                h_sel = _distinct(np.repeat(np.arange(len(h_free)), counts)[have], len(h_free))
+                r_sel = _member(r_key, cand[have])
                 hu, hf = h_unit[h_free][h_sel].tolist(), h_form[h_sel].tolist()
                 ru, rp, rf = r_unit[r_free][r_sel].tolist(), r_pos[r_free][r_sel].tolist(), r_form[r_sel].tolist()
                 index_of = h_free[h_sel].tolist()
