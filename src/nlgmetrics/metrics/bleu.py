@@ -750,9 +750,31 @@ def _sizes(cfg: BLEUConfig) -> dict[str, int]:
     return {"matches": cfg.order, "totals": cfg.order, "short": cfg.order}
 
 
+def _bounds(cfg: BLEUConfig) -> tuple[float | None, float | None]:
+    return (0.0, float(cfg.scale or 1))
+
+
+def _segment_config(cfg: BLEUConfig) -> BLEUConfig:
+    """Per-segment BLEU: sacrebleu's ``sentence_bleu`` arithmetic (effective order on; exp smoothing unless the
+    config chose sacrebleu's floor or add-k) on the corpus run's own counts, tokens and scale. Under every corpus
+    convention, a segment shorter than 4 tokens would otherwise score 0 even when it equals its reference (a
+    4-gram precision of 0/0), and NLTK's unsmoothed ``sys.float_info.min`` gives 1e-231-like numbers."""
+    keep = cfg.convention == "sacrebleu" and cfg.smoothing in ("exp", "floor", "add-k")
+    return dataclasses.replace(
+        cfg,
+        convention="sacrebleu",
+        smoothing=cfg.smoothing if keep else "exp",
+        smooth_value=cfg.smooth_value if keep else None,
+        effective_order=True,
+        auto_reweigh=False,
+    )
+
+
 BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
     name="bleu",
     bounds=(0.0, None),
+    config_bounds=_bounds,
+    segment_config_of=_segment_config,
     config_cls=BLEUConfig,
     stats_cls=BLEUStats,
     kernel=_bleu_kernel,

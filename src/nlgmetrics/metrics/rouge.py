@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -45,6 +45,7 @@ from ..stats import Stats, StatsBatch
 from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
 from .base import Family, Result, check_number, safe_div
 from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
+from .rouge_scores import AggregateScore, RougeScore
 
 __all__ = [
     "ROUGE",
@@ -67,23 +68,6 @@ DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 PARALLEL_MIN_SEGMENTS = 2000
 #: Larger batches are scored in chunks of this many segments, whose arrays stay in the processor's caches.
 CHUNK_SEGMENTS = 6000
-
-
-class RougeScore(NamedTuple):
-    """Precision, recall and F of one type (rouge-score's ``Score``)."""
-
-    precision: float
-    recall: float
-    fmeasure: float
-
-
-class AggregateScore(NamedTuple):
-    """A bootstrap confidence interval: ``low`` and ``high`` bounds around ``mid`` (rouge-score's
-    ``AggregateScore``)."""
-
-    low: RougeScore
-    mid: RougeScore
-    high: RougeScore
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:

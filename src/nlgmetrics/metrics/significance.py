@@ -94,6 +94,10 @@ class PairedTestResult:
     system_ci: float | None = None
     signature: str = ""
     sacrebleu_signature: str | None = None
+    #: The 95% paired-bootstrap interval of ``system - baseline`` (percentiles of the resampled differences, on
+    #: the same resamples as the test); ``None`` for approximate randomization, which resamples no difference.
+    difference_lower: float | None = None
+    difference_upper: float | None = None
 
     @property
     def difference(self) -> float:
@@ -375,12 +379,13 @@ def paired_test_from_stats(
     bl_score, sys_score = _pick(bl_actual, score), _pick(sys_actual, score)
     diff = abs(bl_score - sys_score)
     rng = np.random.default_rng(seed)
-    sys_mean = sys_ci = None
+    sys_mean = sys_ci = diff_lower = diff_upper = None
     if test == "bs":
         idxs = rng.choice(n, size=(n_samples, n), replace=True)
         scores_bl = np.array(_resampled_scores(family, config, layout, bl_matrix, idxs, mode, score))
         scores_sys = np.array(_resampled_scores(family, config, layout, sys_matrix, idxs, mode, score))
         sys_mean, sys_ci, _, _ = _estimate_ci(scores_sys, 0.95)
+        _, _, diff_lower, diff_upper = _estimate_ci(scores_sys - scores_bl, 0.95)
         sample_diffs = np.abs(scores_sys - scores_bl)
         p = _p_value(sample_diffs - sample_diffs.mean(), diff)
         confidence_n = n_samples
@@ -420,6 +425,8 @@ def paired_test_from_stats(
         system_ci=_plain(sys_ci),
         signature=_signature(family, config, pairs),
         sacrebleu_signature=_with_test(getattr(sys_actual, "sacrebleu_signature", None), sacre),
+        difference_lower=_plain(diff_lower),
+        difference_upper=_plain(diff_upper),
     )
 
 
