@@ -520,7 +520,7 @@ def meteor(
     >>> r = meteor(["It is a guide to action which ensures that the military always obeys the commands of the party"],
     ...            ["It is a guide to action that ensures that the military will forever heed Party commands"])
     >>> round(r.score, 4), r.exact, r.stem, r.synonym, r.chunks
-    (0.6944, 12, 0, 0, 4)
+    (0.6944, 12, 0, 0, 6)
     >>> meteor([["a", "cat"]], [[["the", "cat"], ["a", "cat"]]], tokenizer="none").score
     0.9375
     """
@@ -535,7 +535,7 @@ def sentence_meteor(
     reference).
 
     >>> round(sentence_meteor("the cat sat on the mat", ["the cat is on the mat", "a cat sat on a mat"]).score, 4)
-    0.8066
+    0.8067
     """
     cfg = METEOR.make_config(preset, **options)
     return METEOR.finalize(METEOR.batch_stats([prediction], as_segment(references), cfg).total(), cfg)
