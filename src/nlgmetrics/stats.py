@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-__all__ = ["Stats", "StatsBatch"]
+__all__ = ["Carried", "CarriedColumn", "Stats", "StatsBatch"]
 
 S = TypeVar("S", bound="Stats")
 
@@ -34,12 +34,113 @@ def _add(a: Any, b: Any) -> Any:
     return a + b
 
 
+class Carried:
+    """A statistics value that is not a fixed vector of numbers but still adds: a table merged by ``+``.
+
+    Most statistics are numbers. A few metrics need something a fixed vector cannot hold: NIST's information
+    weights come from the n-gram counts of the whole reference corpus, so its statistics carry those counts (and
+    the matched n-grams of each segment) as a table. Such a value must be a monoid like the numbers are: ``+``
+    merges (associative; ``empty()`` neutral), ``sum`` merges many at once, and it travels as plain data: a
+    JSON-able object (``to_json``/``from_json``, for ``state_dict``) and a flat float64 vector whose
+    concatenation with others can be split again (``to_vector``/``from_vectors``, for torch states and
+    all-gathers, where summing is replaced by concatenating).
+    """
+
+    @classmethod
+    def empty(cls) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def sum(cls, items: Sequence[Any]) -> Any:
+        out = cls.empty()
+        for item in items:
+            out = out + item
+        return out
+
+    def to_json(self) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def from_json(cls, data: Any) -> Any:
+        raise NotImplementedError
+
+    def to_vector(self) -> np.ndarray:
+        raise NotImplementedError
+
+    @classmethod
+    def from_vectors(cls, vector: np.ndarray) -> list[Any]:
+        """The values whose :meth:`to_vector` outputs were concatenated into ``vector``."""
+        raise NotImplementedError
+
+
+class CarriedColumn:
+    """The per-segment values of a :class:`Carried` field in a :class:`StatsBatch`: a list, one per segment.
+
+    A kernel that can build the batch's total more cheaply than by merging its segments passes it as ``total``;
+    and where the per-segment values are rarely needed, it may pass ``build`` (returning them) instead of
+    ``values``, with their number as ``length``: they are then built on first use only."""
+
+    __slots__ = ("_build", "_length", "_total", "_values", "kind")
+
+    def __init__(
+        self,
+        kind: type[Carried],
+        values: Sequence[Any] | None = None,
+        *,
+        total: Any = None,
+        build: Any = None,
+        length: int | None = None,
+    ) -> None:
+        self.kind = kind
+        self._values = None if values is None else list(values)
+        self._build = build
+        self._length = len(self._values) if self._values is not None else int(length or 0)
+        self._total = total
+
+    @property
+    def values(self) -> list[Any]:
+        if self._values is None:
+            self._values = list(self._build()) if self._build is not None else []
+        return self._values
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, (int, np.integer)):
+            return self.values[int(index)]
+        return CarriedColumn(self.kind, [self.values[i] for i in np.asarray(index, dtype=np.intp).tolist()])
+
+    def total(self) -> Any:
+        if self._total is None:
+            self._total = self.kind.sum(self.values)
+        return self._total
+
+    def tolist(self) -> list[Any]:
+        return [v.to_json() for v in self.values]
+
+    @classmethod
+    def concat(cls, columns: Sequence[CarriedColumn]) -> CarriedColumn:
+        return CarriedColumn(columns[0].kind, [v for c in columns for v in c.values])
+
+    def to_vector(self) -> np.ndarray:
+        """Every segment's record, concatenated (see :meth:`Carried.to_vector`)."""
+        parts = [v.to_vector() for v in self.values]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64)
+
+    @classmethod
+    def from_vector(cls, kind: type[Carried], vector: np.ndarray) -> CarriedColumn:
+        return CarriedColumn(kind, kind.from_vectors(np.asarray(vector, dtype=np.float64).reshape(-1)))
+
+
 @dataclasses.dataclass(frozen=True)
 class Stats:
     """Base class of additive, immutable per-segment or corpus statistics."""
 
     #: Fields whose values are tuples, mapped to a default length (per-order counts and the like).
     tuple_fields: ClassVar[Mapping[str, int]] = {}
+    #: Fields whose values are :class:`Carried` tables, mapped to their class.
+    carried_fields: ClassVar[Mapping[str, type[Carried]]] = {}
 
     def __add__(self: S, other: S) -> S:
         if type(other) is not type(self):
@@ -59,7 +160,9 @@ class Stats:
         """The neutral element. ``sizes`` gives the length of tuple fields that have no fixed default."""
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
-            if f.name in cls.tuple_fields:
+            if f.name in cls.carried_fields:
+                values[f.name] = cls.carried_fields[f.name].empty()
+            elif f.name in cls.tuple_fields:
                 n = sizes.get(f.name, cls.tuple_fields[f.name])
                 values[f.name] = (0.0 if "float" in str(f.type) else 0,) * n
             else:
@@ -78,14 +181,20 @@ class Stats:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict of the fields (used by ``state_dict`` and the CLI)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {
+            f.name: getattr(self, f.name).to_json() if f.name in self.carried_fields else getattr(self, f.name)
+            for f in dataclasses.fields(self)
+        }
 
     @classmethod
     def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
         kwargs = {}
         for f in dataclasses.fields(cls):
             v = data[f.name]
-            kwargs[f.name] = tuple(v) if f.name in cls.tuple_fields else v
+            if f.name in cls.carried_fields:
+                kwargs[f.name] = v if isinstance(v, Carried) else cls.carried_fields[f.name].from_json(v)
+            else:
+                kwargs[f.name] = tuple(v) if f.name in cls.tuple_fields else v
         return cls(**kwargs)
 
     @classmethod
@@ -129,7 +238,9 @@ def exact_sum(values: np.ndarray) -> Fraction | float:
     return Fraction(total << shift) if shift >= 0 else Fraction(total, 1 << -shift)
 
 
-def _column_sum(column: np.ndarray) -> Any:
+def _column_sum(column: Any) -> Any:
+    if isinstance(column, CarriedColumn):
+        return column.total()
     if column.dtype.kind == "f":
         if column.ndim == 1:
             return math.fsum(column.tolist())
@@ -145,7 +256,7 @@ class StatsBatch(Generic[S]):
 
     __slots__ = ("_n", "cls", "columns")
 
-    def __init__(self, cls: type[S], columns: Mapping[str, np.ndarray]) -> None:
+    def __init__(self, cls: type[S], columns: Mapping[str, Any]) -> None:
         self.cls = cls
         self.columns = dict(columns)
         names = cls.field_names()
@@ -187,7 +298,9 @@ class StatsBatch(Generic[S]):
         """
         out: dict[str, Any] = {}
         for k, v in self.columns.items():
-            if v.dtype.kind != "f":
+            if isinstance(v, CarriedColumn):
+                out[k] = v.total()
+            elif v.dtype.kind != "f":
                 out[k] = _scalar(v.sum(axis=0))
             elif v.ndim == 1:
                 out[k] = exact_sum(v)
@@ -195,7 +308,7 @@ class StatsBatch(Generic[S]):
                 out[k] = tuple(exact_sum(np.ascontiguousarray(c)) for c in v.T)
         return self.cls(**out)
 
-    def column(self, name: str) -> np.ndarray:
+    def column(self, name: str) -> Any:
         return self.columns[name]
 
     @classmethod
@@ -206,16 +319,24 @@ class StatsBatch(Generic[S]):
             return cls.empty(stats_cls)
         first = batches[0]
         return StatsBatch(
-            first.cls, {k: np.concatenate([b.columns[k] for b in batches], axis=0) for k in first.columns}
+            first.cls,
+            {
+                k: CarriedColumn.concat([b.columns[k] for b in batches])
+                if isinstance(v, CarriedColumn)
+                else np.concatenate([b.columns[k] for b in batches], axis=0)
+                for k, v in first.columns.items()
+            },
         )
 
     @classmethod
     def empty(cls, stats_cls: type[S], **sizes: int) -> StatsBatch[S]:
         zero = stats_cls.zero(**sizes)
-        cols: dict[str, np.ndarray] = {}
+        cols: dict[str, Any] = {}
         for name in stats_cls.field_names():
             v = getattr(zero, name)
-            if isinstance(v, tuple):
+            if isinstance(v, Carried):
+                cols[name] = CarriedColumn(type(v), [])
+            elif isinstance(v, tuple):
                 kind = np.float64 if any(isinstance(x, float) for x in v) else np.int64
                 cols[name] = np.zeros((0, len(v)), dtype=kind)
             else:
@@ -228,7 +349,13 @@ class StatsBatch(Generic[S]):
         if not items:
             return cls.empty(stats_cls)
         return StatsBatch(
-            stats_cls, {name: np.asarray([getattr(s, name) for s in items]) for name in stats_cls.field_names()}
+            stats_cls,
+            {
+                name: CarriedColumn(stats_cls.carried_fields[name], [getattr(s, name) for s in items])
+                if name in stats_cls.carried_fields
+                else np.asarray([getattr(s, name) for s in items])
+                for name in stats_cls.field_names()
+            },
         )
 
     def __repr__(self) -> str:

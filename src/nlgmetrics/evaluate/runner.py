@@ -29,7 +29,7 @@ import numpy as np
 from .. import __version__
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
-from ..stats import StatsBatch
+from ..stats import CarriedColumn, StatsBatch
 from .sources import Source, as_source, chunked_rows
 from .spec import MetricSpec, parse_metrics
 
@@ -475,11 +475,14 @@ def evaluate(
             for column, select in columns_of[spec.label]:
                 signatures[column] = result.signature
                 ci = paired = None
-                if bootstrap > 0:
+                # a family whose statistics carry tables (NIST) has no resampling: its corpus weights change with
+                # every resample, which the summed-row bootstrap cannot follow
+                resamples = not fam.stats_cls.carried_fields
+                if bootstrap > 0 and resamples:
                     ci = bootstrap_ci_from_stats(
                         fam, cfg, batches[key], n_samples=bootstrap, seed=seed, confidence=confidence, score=select
                     ).to_dict()
-                if baseline is not None and test is not None and name != baseline:
+                if baseline is not None and test is not None and name != baseline and resamples:
                     paired = paired_test_from_stats(
                         fam,
                         cfg,
@@ -565,7 +568,7 @@ class _StatsCache:
 
         return os.path.join(self.root, f"{spec.name}-{self.keys[(spec.label, name)][:32]}.npz")
 
-    def load(self, spec: MetricSpec, name: str) -> list[dict[str, np.ndarray]] | None:
+    def load(self, spec: MetricSpec, name: str) -> list[dict[str, Any]] | None:
         import os
 
         path = self._path(spec, name)
@@ -573,8 +576,15 @@ class _StatsCache:
             return None
         with np.load(path, allow_pickle=False) as data:
             n = int(data["n_chunks"])
-            fields = spec.family().stats_cls.field_names()
-            return [{f: data[f"{i}:{f}"] for f in fields} for i in range(n)]
+            stats_cls = spec.family().stats_cls
+            carried = stats_cls.carried_fields
+            return [
+                {
+                    f: CarriedColumn.from_vector(carried[f], data[f"{i}:{f}"]) if f in carried else data[f"{i}:{f}"]
+                    for f in stats_cls.field_names()
+                }
+                for i in range(n)
+            ]
 
     def save(self, spec: MetricSpec, name: str, chunks: Sequence[dict[str, np.ndarray]]) -> None:
         import os
@@ -583,7 +593,7 @@ class _StatsCache:
         arrays: dict[str, np.ndarray] = {"n_chunks": np.asarray(len(chunks))}
         for i, cols in enumerate(chunks):
             for f, v in cols.items():
-                arrays[f"{i}:{f}"] = v
+                arrays[f"{i}:{f}"] = v.to_vector() if isinstance(v, CarriedColumn) else v
         fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".npz")
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **arrays)  # type: ignore[arg-type]

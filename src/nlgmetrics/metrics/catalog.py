@@ -94,6 +94,12 @@ CATALOG: dict[str, Entry] = {
         "character error rate over the corpus, as jiwer.cer",
         cli="nlgmetrics.cli.basic:CER_COMMAND",
     ),
+    "character": _E(
+        "nlgmetrics.metrics.character:CHARACTER",
+        ("character",),
+        "CharacTER",
+        "CharacTER, the cer package 1.2.0's numbers as HF evaluate's character metric",
+    ),
     "chrf": _E(
         "nlgmetrics.metrics.chrf:CHRF",
         ("chrf", "sentence_chrf"),
@@ -108,8 +114,32 @@ CATALOG: dict[str, Entry] = {
         "exact character Levenshtein distance",
         cli="nlgmetrics.cli.basic:EDIT_DISTANCE_COMMAND",
     ),
+    "eed": _E(
+        "nlgmetrics.metrics.eed:EED",
+        ("eed", "extended_edit_distance"),
+        "ExtendedEditDistance",
+        "Extended Edit Distance, torchmetrics' extended_edit_distance",
+    ),
+    "gleu": _E(
+        "nlgmetrics.metrics.gleu:GLEU",
+        ("gleu", "sentence_gleu"),
+        "GLEU",
+        "Google-BLEU (GLEU) as NLTK 3.10's corpus_gleu or HF evaluate's google_bleu",
+    ),
+    "mer": _E(
+        "nlgmetrics.metrics.edit:MER",
+        ("mer",),
+        "MatchErrorRate",
+        "match error rate over the corpus, as jiwer.mer",
+    ),
     "meteor": _E(
         "nlgmetrics.metrics.meteor:METEOR", ("meteor", "sentence_meteor"), "METEOR", "METEOR, NLTK 3.10's numbers"
+    ),
+    "nist": _E(
+        "nlgmetrics.metrics.nist:NIST",
+        ("nist", "sentence_nist"),
+        "NIST",
+        "NIST as NLTK 3.10's corpus_nist or mteval-v13a.pl",
     ),
     "nls": _E(
         "nlgmetrics.metrics.edit:NLS",
@@ -144,6 +174,18 @@ CATALOG: dict[str, Entry] = {
         "WordErrorRate",
         "word error rate over the corpus, as jiwer.wer",
         cli="nlgmetrics.cli.basic:WER_COMMAND",
+    ),
+    "wil": _E(
+        "nlgmetrics.metrics.edit:WIL",
+        ("wil",),
+        "WordInfoLost",
+        "word information lost over the corpus, as jiwer.wil",
+    ),
+    "wip": _E(
+        "nlgmetrics.metrics.edit:WIP",
+        ("wip",),
+        "WordInfoPreserved",
+        "word information preserved over the corpus, as jiwer.wip",
     ),
 }
 

@@ -148,6 +148,11 @@ class _Layout:
 
     @classmethod
     def of(cls, batch: StatsBatch[Any]) -> tuple[_Layout, np.ndarray]:
+        if batch.cls.carried_fields:
+            raise InvalidInputError(
+                f"{batch.cls.__name__} carries tables (corpus-wide n-gram counts), not a vector of numbers per "
+                "segment: bootstrap resampling and paired tests are not available for this metric"
+            )
         fields = []
         cols = []
         integer = []

@@ -49,7 +49,12 @@ def all_reduce_stats(stats: S, group: Any | None = None) -> S:
     layout = StatsLayout.of(stats)
     vector = layout.to_tensor(stats, device=_device_for(group))
     dist.all_reduce(vector, op=dist.ReduceOp.SUM, group=group)
-    return layout.from_tensor(vector)  # type: ignore[return-value]
+    carried = {}
+    for field in layout.fields:
+        if field.carried is not None:  # a table: every process's, merged in rank order
+            own = layout.carried_to_tensor(getattr(stats, field.name), device=_device_for(group))
+            carried[field.name] = layout.carried_from_tensors(field, all_gather_rows(own, group=group))
+    return layout.from_tensor(vector, carried)  # type: ignore[return-value]
 
 
 def all_gather_rows(rows: torch.Tensor, group: Any | None = None) -> torch.Tensor:
@@ -85,6 +90,11 @@ def sync_metric(metric: M, group: Any | None = None) -> M:
     state["stats"] = total.to_dict()
     if metric.keep_segments:
         layout = StatsLayout.of(total)
+        if len(layout.numeric) != len(layout.fields):
+            raise NotImplementedError(
+                f"per-segment {metric.family.name} statistics hold tables; sync them with keep_segments=False, or "
+                "use the torchmetrics adapter (nlgmetrics.torch), which gathers them"
+            )
         local = state.get("segments") or {f.name: [] for f in layout.fields}
         rows = all_gather_rows(layout.rows_to_tensor(local, device=_device_for(group)), group=group)
         if rows.shape[0]:
