@@ -152,6 +152,9 @@ CATALOG: dict[str, Entry] = {
         "MatchErrorRate",
         "match error rate over the corpus, as jiwer.mer",
     ),
+    "meteor": _E(
+        "nlgmetrics.metrics.meteor:METEOR", ("meteor", "sentence_meteor"), "METEOR", "METEOR, NLTK 3.10's numbers"
+    ),
     "nist": _E(
         "nlgmetrics.metrics.nist:NIST",
         ("nist", "sentence_nist"),
@@ -164,6 +167,12 @@ CATALOG: dict[str, Entry] = {
         "NormalizedLevenshteinSimilarity",
         "normalised Levenshtein similarity, 1 - lev / max(len)",
         cli="nlgmetrics.cli.basic:NLS_COMMAND",
+    ),
+    "ribes": _E(
+        "nlgmetrics.metrics.ribes:RIBES",
+        ("ribes", "sentence_ribes"),
+        "RIBES",
+        "RIBES word-order score: RIBES.py 1.03.1 or NLTK 3.10",
     ),
     "rouge": _E(
         "nlgmetrics.metrics.rouge:ROUGE",
