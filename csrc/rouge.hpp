@@ -11,7 +11,7 @@
 //   obtained by walking the bit-parallel columns back -- clipped by the unigram counts;
 // * ROUGE-W: ROUGE-1.5.5's weighted LCS table, in its float arithmetic, with its tie-breaking and its clipping.
 //
-// Then each segment keeps its best reference or pools its references, and the counts become P, R and F with
+// Then each segment keeps its best reference, pools its references or takes the best P and R apart, and the counts become P, R and F with
 // rouge-score's or ROUGE-1.5.5's arithmetic. rapidfuzz has the LCS length but not the canonical LCS that the union
 // needs; the columns computed for the union give the length at no cost, so both come from here.
 #pragma once
@@ -474,6 +474,7 @@ inline double fmeasure(double p, double r, double beta, double alpha, bool has_a
 }
 
 enum Kind { KIND_N = 0, KIND_L = 1, KIND_LSUM = 2, KIND_W = 3, KIND_S = 4 };
+enum Multi { MULTI_AVERAGE = 0, MULTI_BEST = 1, MULTI_MAX_PR = 2 };
 
 struct TypeSpec {
     int kind;
@@ -484,7 +485,7 @@ struct TypeSpec {
 
 struct Settings {
     bool perl;        // ROUGE-1.5.5's arithmetic
-    bool best;        // multi_ref "best" (else "average")
+    int multi;        // multi_ref: 0 "average", 1 "best", 2 "max-pr"
     double beta;
     double alpha;
     bool has_alpha;

@@ -151,7 +151,20 @@ void pair_scores(const TypeSpec& t, const PairCounts& c, const Settings& s, doub
 void segment_scores(const TypeSpec& t, const PairCounts* c, std::size_t k, const Settings& s, double* prf) {
     const double w = s.weight;
     if (!s.perl) {
-        if (s.best) {
+        if (s.multi == MULTI_MAX_PR) {  // pycocoevalcap: the highest precision and the highest recall, then F
+            double prec = 0, rec = 0;
+            for (std::size_t i = 0; i < k; ++i) {
+                double cur[3];
+                pair_scores(t, c[i], s, cur);
+                if (i == 0 || cur[0] > prec) prec = cur[0];
+                if (i == 0 || cur[1] > rec) rec = cur[1];
+            }
+            prf[0] = prec;
+            prf[1] = rec;
+            prf[2] = fmeasure(prec, rec, s.beta, s.alpha, s.has_alpha);
+            return;
+        }
+        if (s.multi == MULTI_BEST) {
             double best[3] = {0, 0, 0};
             for (std::size_t i = 0; i < k; ++i) {
                 double cur[3];
@@ -183,7 +196,7 @@ void segment_scores(const TypeSpec& t, const PairCounts* c, std::size_t k, const
     double hits = 0, ref = 0, pred = 0;
     auto ref_den = [&](const PairCounts& x) { return t.kind == KIND_W ? std::pow(x.ref_total, w) : x.ref_total; };
     auto pred_den = [&](const PairCounts& x) { return t.kind == KIND_W ? std::pow(x.pred_total, w) : x.pred_total; };
-    if (s.best) {
+    if (s.multi == MULTI_BEST) {
         std::size_t pick = 0;
         double top = 0;
         for (std::size_t i = 0; i < k; ++i) {
@@ -277,18 +290,18 @@ std::vector<int32_t> encode_all(const py::list& items, bool sentences, Vocabular
 
 }  // namespace
 
-RougePlan::RougePlan(const std::vector<std::tuple<int, int, int, bool>>& types, bool perl, bool best, double beta,
+RougePlan::RougePlan(const std::vector<std::tuple<int, int, int, bool>>& types, bool perl, int multi, double beta,
                      std::optional<double> alpha, double weight, bool sentences, double grid)
     : types_(types),
       alpha_(alpha),
-      settings_{perl, best, beta, alpha.value_or(0.0), alpha.has_value(), weight, false},
+      settings_{perl, multi, beta, alpha.value_or(0.0), alpha.has_value(), weight, false},
       sentences_(sentences),
       grid_(grid) {
     for (const auto& [kind, n, skip, uni] : types) specs_.push_back({kind, n, skip, uni});
 }
 
 py::tuple RougePlan::args() const {
-    return py::make_tuple(types_, settings_.perl, settings_.best, settings_.beta, alpha_, settings_.weight, sentences_,
+    return py::make_tuple(types_, settings_.perl, settings_.multi, settings_.beta, alpha_, settings_.weight, sentences_,
                           grid_);
 }
 
@@ -414,14 +427,14 @@ void bind_rouge(py::module_& m) {
         .def("tokens", &encoder_tokens, py::arg("item"), py::arg("sentences"),
              "The tokens of a text (a string, or a list of sentences of tokens), sentence by sentence.");
     py::class_<RougePlan>(m, "RougePlan")
-        .def(py::init<const std::vector<std::tuple<int, int, int, bool>>&, bool, bool, double, std::optional<double>,
+        .def(py::init<const std::vector<std::tuple<int, int, int, bool>>&, bool, int, double, std::optional<double>,
                       double, bool, double>(),
-             py::arg("types"), py::arg("perl"), py::arg("best"), py::arg("beta"), py::arg("alpha"), py::arg("weight"),
+             py::arg("types"), py::arg("perl"), py::arg("multi"), py::arg("beta"), py::arg("alpha"), py::arg("weight"),
              py::arg("sentences"), py::arg("grid"))
         .def(py::pickle([](const RougePlan& p) { return p.args(); },
                         [](const py::tuple& t) {
                             return RougePlan(t[0].cast<std::vector<std::tuple<int, int, int, bool>>>(), t[1].cast<bool>(),
-                                             t[2].cast<bool>(), t[3].cast<double>(), t[4].cast<std::optional<double>>(),
+                                             t[2].cast<int>(), t[3].cast<double>(), t[4].cast<std::optional<double>>(),
                                              t[5].cast<double>(), t[6].cast<bool>(), t[7].cast<double>());
                         }))
         .def("scores", &RougePlan::scores, py::arg("encoder"), py::arg("preds"), py::arg("refs"), py::arg("starts"),

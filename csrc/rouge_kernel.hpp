@@ -35,7 +35,7 @@ class RougeEncoder {
 // the grid of the exact hi/lo split of the values. Built once per configuration.
 class RougePlan {
    public:
-    RougePlan(const std::vector<std::tuple<int, int, int, bool>>& types, bool perl, bool best, double beta,
+    RougePlan(const std::vector<std::tuple<int, int, int, bool>>& types, bool perl, int multi, double beta,
               std::optional<double> alpha, double weight, bool sentences, double grid);
     py::object scores(RougeEncoder& encoder, const py::list& preds, const py::list& refs,
                       const std::vector<int64_t>& starts, const py::object& lcs_preds, const py::object& lcs_refs,

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._inputs import ReferenceSets
-from ..algorithms.native import native
+from ..algorithms.native import has_native, native
 from ..algorithms.ngrams import (
     ReferenceCache,
     build_index,
@@ -312,7 +312,7 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> Stat
 
 
 def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
-    if len(preds) <= SMALL:
+    if len(preds) <= SMALL and has_native():
         return _small_batch(preds, refs, cfg)
     layout = None if refs.starts is None else refs.starts.tobytes()
     key = ("chrf", cfg.lowercase, cfg.whitespace, cfg.char_order, cfg.word_order, tuple(refs.flat), layout)

@@ -76,6 +76,8 @@ def round5(x: Any) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------------- the kernel
 _KINDS = {"n": 0, "L": 1, "Lsum": 2, "W": 3, "S": 4}
+# multi_ref modes of the compiled kernel (under ROUGE-1.5.5's arithmetic, all but "best" pool the references: -f A)
+_MULTI = {"average": 0, "best": 1, "max-pr": 2}
 
 
 @functools.lru_cache(maxsize=64)
@@ -116,9 +118,8 @@ def _plan(cfg: RougeConfig, grid: float) -> Any:
     perl = cfg.scoring == "rouge155"
     specs, need_sentences = _type_specs(cfg.rouge_types, perl)
     sentences = need_sentences or bool(cfg.length_limit or cfg.byte_limit)
-    plan = native().RougePlan(
-        specs, perl, cfg.multi_ref == "best", float(cfg.beta), cfg.alpha, float(cfg.weight), sentences, grid
-    )
+    multi = _MULTI[cfg.multi_ref]
+    plan = native().RougePlan(specs, perl, multi, float(cfg.beta), cfg.alpha, float(cfg.weight), sentences, grid)
     object.__setattr__(cfg, "_nlgm_rouge_plan", (grid, plan))
     return plan
 
