@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import nlgmetrics as nm
 from nlgmetrics.metrics.bleu import _TAIL_FIELDS, BLEU
 from nlgmetrics.metrics.chrf import CHRF
+from nlgmetrics.metrics.gleu import GLEU
 from nlgmetrics.metrics.ter import TER
 from nlgmetrics.stateful import Metric
 from nlgmetrics.stats import Stats
@@ -188,7 +189,15 @@ def test_tail_fields_are_documented_as_non_additive():
 big_corpus = st.lists(st.tuples(text, st.one_of(text, refs_multi)), min_size=33, max_size=40)
 
 
-@pytest.mark.parametrize(("family", "options"), [*FAMILIES[:-2], *ORDERED])
+SMALL_PATHS = [
+    *FAMILIES[:-2],
+    *ORDERED,
+    (GLEU, {}),
+    (GLEU, {"preset": "hf-google-bleu", "min_len": 2, "max_len": 3}),
+]
+
+
+@pytest.mark.parametrize(("family", "options"), SMALL_PATHS)
 @settings(max_examples=6, deadline=None)
 @given(pairs=big_corpus)
 def test_small_batches_give_the_corpus_paths_statistics(family, options, pairs):

@@ -237,10 +237,33 @@ def test_compiled_kernel_counts_equal_naive_counts(pairs):
     from nlgmetrics.metrics.rouge_kernel import _type_specs
 
     specs, _ = _type_specs(KERNEL_TYPES, False)
-    plan = native().RougePlan(specs, False, True, 1.0, None, 1.2, True, 0.0)
+    plan = native().RougePlan(specs, False, 1, 1.0, None, 1.2, True, 0.0)  # multi_ref "best"
     got = plan.scores(
         rouge_encoder(None, False, False), [p for p, _ in pairs], [r for _, r in pairs], [], None, None, False
     )
     for k, (pred, ref) in enumerate(pairs):
         for j, rouge_type in enumerate(KERNEL_TYPES):
             assert tuple(got[k, j]) == _f(*naive_pair(pred, ref, rouge_type)), rouge_type
+
+
+@settings(max_examples=100)
+@given(st.lists(st.tuples(document, st.lists(document, min_size=1, max_size=3)), min_size=1, max_size=4))
+def test_compiled_max_pr_equals_naive(segments):
+    """pycocoevalcap's multi-reference rule (``multi_ref="max-pr"``): the highest precision and the highest recall
+    over the references, each on its own, then F with beta 1.2."""
+    from nlgmetrics.metrics.rouge_kernel import _type_specs
+
+    types = ("rougeL", "rouge2")
+    specs, _ = _type_specs(types, False)
+    plan = native().RougePlan(specs, False, 2, 1.2, None, 1.2, True, 0.0)  # multi_ref "max-pr"
+    flat = [r for _, rs in segments for r in rs]
+    starts = [0]
+    for _, rs in segments[:-1]:
+        starts.append(starts[-1] + len(rs))
+    got = plan.scores(rouge_encoder(None, False, False), [p for p, _ in segments], flat, starts, None, None, False)
+    for k, (pred, rs) in enumerate(segments):
+        for j, rouge_type in enumerate(types):
+            prec = max(_f(*naive_pair(pred, r, rouge_type))[0] for r in rs)
+            rec = max(_f(*naive_pair(pred, r, rouge_type))[1] for r in rs)
+            f = (1 + 1.44) * prec * rec / (rec + 1.44 * prec) if prec and rec else 0.0
+            assert tuple(got[k, j]) == (prec, rec, f), rouge_type
