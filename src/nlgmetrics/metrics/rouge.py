@@ -200,9 +200,10 @@ class RougeConfig:
         if self.bootstrap_rng not in BOOTSTRAP_RNGS:
             raise unknown_option("bootstrap_rng", self.bootstrap_rng, list(BOOTSTRAP_RNGS))
         _check_int("workers", self.workers, 1)
-        from .rouge_sets import check_set_scoring
+        if self.scoring in ("pltrdy", "llamafactory"):  # imported only then: it loads rapidfuzz
+            from .rouge_sets import check_set_scoring
 
-        check_set_scoring(self)
+            check_set_scoring(self)
 
 
 _MEASURES = ("precision", "recall", "fmeasure")
