@@ -32,6 +32,8 @@ def describe(value: object) -> str:
 
 
 def _as_list(values: Any, name: str) -> list[Any]:
+    if type(values) is list:  # the common case first: the checks below cost more than a small call's scoring
+        return values
     if values is None:
         raise InvalidInputError(f"{name} is None; expected a sequence of strings")
     if isinstance(values, str):
