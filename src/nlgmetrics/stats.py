@@ -330,11 +330,17 @@ def _column_sum(column: Any) -> Any:
     return _scalar(column.sum(axis=0))
 
 
-def _value_sum(values: list[Any]) -> Any:
+_INT_TYPES = frozenset((int, bool))
+
+
+def _value_sum(values: Sequence[Any]) -> Any:
     first = values[0]
     if isinstance(first, tuple):
-        return tuple(_value_sum(list(c)) for c in zip(*values, strict=True))
-    if any(isinstance(v, float) for v in values):
+        return tuple([_value_sum(c) for c in zip(*values, strict=True)])
+    kinds = set(map(type, values))  # one C-level pass; the isinstance scan only for unusual types
+    if kinds <= _INT_TYPES:
+        return sum(values)
+    if float in kinds or any(isinstance(v, float) for v in values):
         return math.fsum(values)
     return sum(values)
 
