@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import sys
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -201,11 +203,12 @@ SMALL_PATHS = [
 @settings(max_examples=6, deadline=None)
 @given(pairs=big_corpus)
 def test_small_batches_give_the_corpus_paths_statistics(family, options, pairs):
-    """A batch of more than ``SMALL`` segments is indexed with numpy; one of a few segments is counted segment by
-    segment by the compiled kernel. Both give every segment the same statistics."""
+    """A batch of more than ``SMALL`` segments is indexed with numpy (forced here); a smaller one is counted
+    segment by segment by the compiled kernel. Both give every segment the same statistics."""
     cfg = _config(family, options)
     preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
-    corpus_path = family.batch_stats(preds, refs, cfg)
+    with mock.patch.object(sys.modules[family.kernel.__module__], "SMALL", 0):  # the numpy path, whatever the size
+        corpus_path = family.batch_stats(preds, refs, cfg)
     for i, (p, r) in enumerate(pairs):
         assert family.batch_stats([p], [r], cfg)[0] == corpus_path[i]
     assert family.batch_stats(preds[:5], refs[:5], cfg).total() == sum(
