@@ -370,7 +370,7 @@ def _closest(ref_lens: np.ndarray, ref_unit: np.ndarray, starts: np.ndarray | No
 
 #: Batches of at most this many segments are counted segment by segment by the compiled kernel, their statistics
 #: kept as Python rows: indexing their references with numpy would cost more than it saves.
-SMALL = 128  # on fresh text the rows cost less per segment up to between 128 and 256 segments
+SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger batches keep the reference caches
 
 
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> StatsBatch[BLEUStats]:

@@ -266,7 +266,7 @@ def _side_counts(index: Any, hyp_len: np.ndarray, orders: int) -> tuple[np.ndarr
 
 #: Batches of at most this many segments are counted segment by segment by the compiled kernel, their statistics
 #: kept as Python rows: indexing their references with numpy would cost more than it saves.
-SMALL = 128  # on fresh text the rows cost less per segment up to between 128 and 256 segments
+SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger batches keep the reference caches
 
 
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
