@@ -115,12 +115,25 @@ CATALOG: dict[str, Entry] = {
         "normalised Levenshtein similarity, 1 - lev / max(len)",
         cli="nlgmetrics.cli.basic:NLS_COMMAND",
     ),
+    "perplexity": _E(
+        "nlgmetrics.metrics.perplexity:PERPLEXITY",
+        ("perplexity",),
+        "Perplexity",
+        "perplexity and bits per byte from logits and targets or per-token log-probabilities, torchmetrics' numbers",
+        cli="nlgmetrics.cli.lm:PERPLEXITY_COMMAND",
+    ),
     "rouge": _E(
         "nlgmetrics.metrics.rouge:ROUGE",
         ("rouge",),
         "ROUGE",
         "ROUGE-N/L/Lsum/W/S/SU: rouge-score 0.1.2 or ROUGE-1.5.5",
         cli="nlgmetrics.cli.rouge:ROUGE_COMMAND",
+    ),
+    "sari": _E(
+        "nlgmetrics.metrics.sari:SARI",
+        ("sari",),
+        "SARI",
+        "SARI for text simplification (sources, predictions, references), HF evaluate's numbers",
     ),
     "ter": _E(
         "nlgmetrics.metrics.ter:TER",

@@ -59,6 +59,23 @@ class MTTokenizer:
     def batch(self, lines: Sequence[str]) -> list[list[str]]:
         return [self(line) for line in lines]
 
+    def joined(self, lines: Sequence[str]) -> str:
+        """The tokenized lines joined with ``"\\n"``, tokens separated by whitespace: ``batch`` without building
+        one list per line (``joined(lines).split("\\n")[i].split() == batch(lines)[i]``), for a caller that takes
+        every token of a corpus at once."""
+        return "\n".join(" ".join(tokens) for tokens in self.batch(lines))
+
+    def _joined_plain(self, plain: list[str]) -> str:
+        """``joined`` of lines none of which holds a ``"\\n"`` (the fast path of the subclasses)."""
+        raise NotImplementedError
+
+    def _joined_fast(self, lines: Sequence[str]) -> str:
+        if not lines:
+            return ""
+        if any("\n" in line for line in lines):
+            return MTTokenizer.joined(self, lines)
+        return self._joined_plain(list(lines))
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -177,16 +194,18 @@ class Tokenizer13a(MTTokenizer):
     def text(self, line: str) -> str:
         return " ".join(_regexp_steps(f" {_unescape_13a(line)} ").split())
 
-    def batch(self, lines: Sequence[str]) -> list[list[str]]:
-        def many(plain: list[str]) -> list[list[str]]:
-            # the language-independent replacements never involve "\n", so they run on the joined text too
-            text = " \n ".join(plain)
-            text = text.replace("<skipped>", "")
-            if "&" in text:
-                text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-            return _split_lines(_regexp_steps(f" {text} "))
+    def _joined_plain(self, plain: list[str]) -> str:
+        # the language-independent replacements never involve "\n", so they run on the joined text too
+        text = " \n ".join(plain)
+        text = text.replace("<skipped>", "")
+        if "&" in text:
+            text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        return _regexp_steps(f" {text} ")
 
-        return _by_lines(lines, self, many)
+    def batch(self, lines: Sequence[str]) -> list[list[str]]:
+        return _by_lines(lines, self, lambda plain: _split_lines(self._joined_plain(plain)))
+
+    joined = MTTokenizer._joined_fast
 
 
 # sacrebleu's ``TokenizerZh`` tests characters against a table of ranges written as Python strings. Two of them,
@@ -240,12 +259,14 @@ class ZhTokenizer(MTTokenizer):
     def text(self, line: str) -> str:
         return " ".join(_regexp_steps(" ".join(_ZH_CHAR.split(line.strip()))).split())
 
-    def batch(self, lines: Sequence[str]) -> list[list[str]]:
-        def many(plain: list[str]) -> list[list[str]]:
-            text = "\n".join(line.strip() for line in plain)
-            return _split_lines(_regexp_steps(" ".join(_ZH_CHAR.split(text))))
+    def _joined_plain(self, plain: list[str]) -> str:
+        text = "\n".join(line.strip() for line in plain)
+        return _regexp_steps(" ".join(_ZH_CHAR.split(text)))
 
-        return _by_lines(lines, self, many)
+    def batch(self, lines: Sequence[str]) -> list[list[str]]:
+        return _by_lines(lines, self, lambda plain: _split_lines(self._joined_plain(plain)))
+
+    joined = MTTokenizer._joined_fast
 
 
 # ---------------------------------------------------------------------------------------------- intl
@@ -301,8 +322,13 @@ class IntlTokenizer(MTTokenizer):
     def text(self, line: str) -> str:
         return " ".join(self._steps_on(line).split())
 
+    def _joined_plain(self, plain: list[str]) -> str:
+        return self._steps_on("\n".join(plain))
+
     def batch(self, lines: Sequence[str]) -> list[list[str]]:
-        return _by_lines(lines, self, lambda plain: _split_lines(self._steps_on("\n".join(plain))))
+        return _by_lines(lines, self, lambda plain: _split_lines(self._joined_plain(plain)))
+
+    joined = MTTokenizer._joined_fast
 
 
 # ---------------------------------------------------------------------------------------------- char, none
