@@ -269,7 +269,8 @@ def _ngram_table(ids: np.ndarray, lengths: np.ndarray, seg: np.ndarray, n_seg: i
         np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
         gram = np.cumsum(new)  # 1-based
         rank[perm] = gram
-        counts = np.bincount(gram * 3 + occ_side[perm], minlength=3 * (int(gram[-1]) + 1)).reshape(-1, 3)
+        n_grams = int(gram[-1]) if len(gram) else 0
+        counts = np.bincount(gram * 3 + occ_side[perm], minlength=3 * (n_grams + 1)).reshape(-1, 3)
         # the n-grams in the order of their first occurrences: mark those positions, read them in order; those
         # first seen in the source, then in a prediction (the source lacks them), then in a reference (only)
         is_first[:] = False
