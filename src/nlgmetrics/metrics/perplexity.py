@@ -173,7 +173,7 @@ def _dtype_kind(x: Any) -> str:
 
 
 def _where(name: str, index: tuple[int, ...]) -> str:
-    return name + "".join(f"[{i}]" for i in index)
+    return f"{name}[{', '.join(map(str, index))}]"
 
 
 def check_logprobs(values: np.ndarray, where: Any) -> None:
@@ -446,7 +446,7 @@ def _no_targets(references: Any) -> bool:
     if references is None:
         return True
     if isinstance(references, (list, tuple)):
-        return all(r is None for r in references)
+        return len(references) > 0 and all(r is None for r in references)
     return False
 
 
