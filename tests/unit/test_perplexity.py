@@ -176,7 +176,13 @@ def test_chunks_give_the_rows_numbers(monkeypatch):
     x = rng.normal(size=(3, 5, 11))
     t = rng.integers(0, 11, size=(3, 5))
     t[1, 3] = -100
-    whole = nm.perplexity(x, t, ignore_index=-100, segments=True)
+    sparse = t.copy()
+    sparse[:, 1:] = -100  # most rows ignored: the wanted rows are copied out
+    whole = [nm.perplexity(x, y, ignore_index=-100, segments=True).segments for y in (t, sparse)]
     monkeypatch.setattr(module, "_CHUNK", 22)  # two rows per chunk
-    chunked = nm.perplexity(x, t, ignore_index=-100, segments=True)
-    assert chunked.segments == whole.segments
+    chunked = [nm.perplexity(x, y, ignore_index=-100, segments=True).segments for y in (t, sparse)]
+    assert chunked == whole
+    torch = pytest.importorskip("torch")
+    tensors = [nm.perplexity(torch.tensor(x), torch.tensor(y), ignore_index=-100, segments=True) for y in (t, sparse)]
+    for r, w in zip(tensors, whole, strict=True):
+        assert r.segments == pytest.approx(w, rel=1e-14)
