@@ -134,6 +134,7 @@ CATALOG: dict[str, Entry] = {
         ("sari",),
         "SARI",
         "SARI for text simplification (sources, predictions, references), HF evaluate's numbers",
+        label="SARI",
     ),
     "ter": _E(
         "nlgmetrics.metrics.ter:TER",
