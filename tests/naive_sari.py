@@ -112,12 +112,16 @@ def sentence_parts(ssent: str, csent: str, rsents: list[str]) -> tuple[float, fl
 def normalize(sentence: str, lowercase: bool = True, tokenizer: str = "13a") -> str:
     """The script's ``normalize``: ``str.lower``, then a fresh sacrebleu tokenizer (as the script builds one per
     call), or the sentence as it is for a tokenizer the script does not know."""
+    import sacrebleu
+    from packaging import version
     from sacrebleu.metrics.bleu import _get_tokenizer
 
     if lowercase:
         sentence = sentence.lower()
     if tokenizer in ("13a", "intl"):
-        return _get_tokenizer(tokenizer)()(sentence)
+        if version.parse(sacrebleu.__version__).major >= 2:  # the script's check, made for every sentence
+            return _get_tokenizer(tokenizer)()(sentence)
+        raise RuntimeError("the script's sacrebleu 1.x branch is not restated")
     return sentence
 
 

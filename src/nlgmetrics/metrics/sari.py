@@ -167,14 +167,18 @@ def _encode(lines: list[str], cfg: SARIConfig, vocabulary: dict[str, int], *, gr
     return ids, lengths
 
 
-def _reference_side(sources: list[str], refs: ReferenceSets, cfg: SARIConfig) -> tuple[Any, ...]:
+def _encode_all(
+    sources: list[str], preds: list[str], refs: ReferenceSets, cfg: SARIConfig, fresh: dict[str, Any]
+) -> tuple[Any, ...]:
     """The token ids of the sources and of the references, and their vocabulary: what every system scored
-    against the same data shares (kept in a small cache, as sacrebleu's ``references=`` keeps its references)."""
+    against the same data shares (kept in a small cache, as sacrebleu's ``references=`` keeps its references).
+    The predictions of the call that builds it are encoded in the same pass; their ids go to ``fresh``."""
     vocabulary = _new_vocabulary()
-    ids, lengths = _encode([*sources, *refs.flat], cfg, vocabulary, grow=True)
+    ids, lengths = _encode([*sources, *preds, *refs.flat], cfg, vocabulary, grow=True)
     n = len(sources)
-    cut = int(lengths[:n].sum())
-    return vocabulary, ids[:cut], lengths[:n], ids[cut:], lengths[n:]
+    cut_src, cut_pred = int(lengths[:n].sum()), int(lengths[: 2 * n].sum())
+    fresh["preds"] = ids[cut_src:cut_pred], lengths[n : 2 * n]
+    return vocabulary, ids[:cut_src], lengths[:n], ids[cut_pred:], lengths[2 * n :]
 
 
 class _RunningSumBatch(StatsBatch[SARIStats]):
@@ -241,17 +245,24 @@ def _ngram_table(ids: np.ndarray, lengths: np.ndarray, seg: np.ndarray, n_seg: i
     n_tokens = len(ids)
     n_groups = _ORDERS * n_seg
     # per token: tokens left in its stream (itself included), its segment, its side (source, prediction, refs)
-    room = np.repeat(np.cumsum(lengths), lengths) - np.arange(n_tokens, dtype=np.int64)
+    room = np.repeat(np.cumsum(lengths), lengths)
+    room -= np.arange(n_tokens, dtype=np.int64)
     occ_seg = np.repeat(seg, lengths)
-    occ_side = np.zeros(n_tokens, dtype=np.int64)
-    occ_side[blocks[0] :] = 1
-    occ_side[blocks[1] :] = 2
+    occ_side = np.repeat(np.arange(3, dtype=np.int8), [blocks[0], blocks[1] - blocks[0], n_tokens - blocks[1]])
     vocab = int(ids.max()) + 1 if n_tokens else 1
-    keys = occ_seg * vocab + ids
-    perm = np.argsort(keys, kind="stable")
+    keys = occ_seg * vocab
+    keys += ids
+    if vocab <= 1 << 16 and n_seg <= 1 << 16:
+        # the same stable order from two stable sorts of 16-bit integers, which numpy does by radix: by token,
+        # then by segment (several times faster than sorting the 64-bit keys)
+        perm = np.argsort(ids.astype(np.uint16), kind="stable")
+        perm = perm[np.argsort(occ_seg.astype(np.uint16)[perm], kind="stable")]
+    else:
+        perm = np.argsort(keys, kind="stable")
     ordered = keys[perm]
     rank = np.empty(n_tokens, dtype=np.int64)
     is_first = np.zeros(n_tokens, dtype=bool)
+    first = np.zeros(0, dtype=np.int64)
     source_grams: list[np.ndarray] = []
     source_group: list[np.ndarray] = []
     added = np.zeros((_ORDERS, n_seg), dtype=np.int64)
@@ -260,7 +271,9 @@ def _ngram_table(ids: np.ndarray, lengths: np.ndarray, seg: np.ndarray, n_seg: i
     for n in range(1, _ORDERS + 1):
         if n > 1:
             perm = perm[room[perm] >= n]  # the positions that start an n-gram, still sorted by their prefix
-            keys = rank[perm] * vocab + ids[perm + (n - 1)]
+            keys = rank[perm]
+            keys *= vocab
+            keys += ids[perm + (n - 1)]
             by_key = np.argsort(keys, kind="stable")
             perm = perm[by_key]
             ordered = keys[by_key]
@@ -270,11 +283,14 @@ def _ngram_table(ids: np.ndarray, lengths: np.ndarray, seg: np.ndarray, n_seg: i
         gram = np.cumsum(new)  # 1-based
         rank[perm] = gram
         n_grams = int(gram[-1]) if len(gram) else 0
-        counts = np.bincount(gram * 3 + occ_side[perm], minlength=3 * (n_grams + 1)).reshape(-1, 3)
+        gram *= 3
+        gram += occ_side[perm]
+        counts = np.bincount(gram, minlength=3 * (n_grams + 1)).reshape(-1, 3)
         # the n-grams in the order of their first occurrences: mark those positions, read them in order; those
         # first seen in the source, then in a prediction (the source lacks them), then in a reference (only)
-        is_first[:] = False
-        is_first[perm[new]] = True
+        is_first[first] = False
+        first = perm[new]
+        is_first[first] = True
         at = np.flatnonzero(is_first)
         b1, b2 = np.searchsorted(at, blocks).tolist()
         source_grams.append(counts[rank[at[:b1]]])
@@ -295,8 +311,11 @@ def _sari_kernel(
     n_refs = refs.counts().astype(np.int64)
     layout = None if refs.starts is None else refs.starts.tobytes()
     key = ("sari", cfg.lowercase, cfg.tokenizer, tuple(sources), tuple(refs.flat), layout)
-    vocabulary, src_ids, src_len, ref_ids, ref_len = _CACHE.get(key, lambda: _reference_side(sources, refs, cfg))
-    pred_ids, pred_len = _encode(preds, cfg, vocabulary, grow=False)
+    fresh: dict[str, Any] = {}
+    vocabulary, src_ids, src_len, ref_ids, ref_len = _CACHE.get(
+        key, lambda: _encode_all(sources, preds, refs, cfg, fresh)
+    )
+    pred_ids, pred_len = fresh["preds"] if fresh else _encode(preds, cfg, vocabulary, grow=False)
     # every source (segment by segment: a source position orders by segment, then by place in the source), every
     # prediction, every reference
     ids = np.concatenate([src_ids, pred_ids, ref_ids])

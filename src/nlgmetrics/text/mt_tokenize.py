@@ -152,8 +152,75 @@ def _step_dash_after_digit(text: str) -> str:
     return _isolate(text, hits)
 
 
+#: From this many characters on, steps 2-4 run vectorised (:func:`_steps_2_to_4_numpy`); below, numpy's fixed
+#: costs outweigh the loops.
+_NUMPY_FROM = 4096
+
+
+def _steps_2_to_4_numpy(text: str) -> str:
+    """Steps 2-4 at once, with numpy, on a text step 1 has been applied to: the same tokens as
+    ``_step_dash_after_digit(_step_before_non_digit(_step_after_non_digit(text)))`` (only the number of spaces
+    between tokens may differ).
+
+    A period or comma with no period or comma next to it ends up between spaces exactly when it is not between two
+    digits ("\\n" counts as a digit here, as the batch's line separator must never take part in a match): step 2
+    isolates it when the character before is no digit, and then step 3 always does too; otherwise step 3 isolates
+    it when the character after is no digit. A run of adjacent periods and commas (rare: "...", "1.,") is replayed
+    with steps 2 and 3 on a window of the run and its two neighbours (matches never reach past them), and the spaces
+    they insert are read back. Step 4 then isolates a dash after a digit: an isolated period or comma never leaves a
+    digit before a dash, so the digits of the original text decide."""
+    import numpy as np
+
+    cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    n = len(cp)
+    digit = (cp >= 48) & (cp <= 57)
+    digit_nl = digit | (cp == 10)
+    is_pc = (cp == 46) | (cp == 44)
+    pc = np.flatnonzero(is_pc)
+    before = np.zeros(len(pc), dtype=bool)  # the neighbour exists and is no digit
+    after = np.zeros(len(pc), dtype=bool)
+    run = np.zeros(len(pc), dtype=bool)
+    has = pc > 0
+    before[has] = ~digit_nl[pc[has] - 1]
+    run[has] = is_pc[pc[has] - 1]
+    has = pc < n - 1
+    after[has] = ~digit_nl[pc[has] + 1]
+    run[has] |= is_pc[pc[has] + 1]
+    single = pc[~run & (before | after)]
+    dash = np.flatnonzero(cp == 45)
+    dash = dash[(dash > 0) & digit[np.maximum(dash - 1, 0)]]
+    spaces = [single, single + 1, dash, dash + 1]
+    if run.any():
+        spaces.append(np.asarray(_run_spaces(text, pc[run].tolist()), dtype=np.int64))
+    at = np.sort(np.concatenate(spaces))
+    return np.insert(cp, at, 32).tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def _run_spaces(text: str, members: list[int]) -> list[int]:
+    """Where steps 2 and 3 insert spaces (before which character of ``text``) around the runs of adjacent periods
+    and commas whose positions are ``members``. Each run is replayed on a window with its two neighbours; a space
+    that could be the window's own (next to an original space) is read as the original, which changes no token."""
+    out: list[int] = []
+    i = 0
+    while i < len(members):
+        j = i
+        while j + 1 < len(members) and members[j + 1] == members[j] + 1:
+            j += 1
+        lo, hi = max(members[i] - 1, 0), min(members[j] + 2, len(text))
+        k = lo
+        for ch in _step_before_non_digit(_step_after_non_digit(text[lo:hi])):
+            if k < hi and ch == text[k]:
+                k += 1
+            else:  # only spaces are ever inserted
+                out.append(k)
+        i = j + 1
+    return out
+
+
 def _regexp_steps(text: str) -> str:
     text = " ".join(_PUNCT_13A.split(text))
+    if len(text) >= _NUMPY_FROM:
+        return _steps_2_to_4_numpy(text)
     return _step_dash_after_digit(_step_before_non_digit(_step_after_non_digit(text)))
 
 
