@@ -135,8 +135,8 @@ def _nan_at(index):
         (lambda: nm.perplexity([[-0.5, True]]), r"predictions\[0\]\[1\] is a value of type bool"),
         (lambda: nm.perplexity(np.zeros((2, 0))), None),
         (lambda: nm.perplexity(np.array([-0.5, -1.0])), r"log-probabilities have shape \(2,\)"),
-        (lambda: nm.perplexity(["some text"], ["its reference"]), r"predictions\[0\] is a value of type str"),
-        (lambda: nm.perplexity("some text"), "predictions are a value of type str"),
+        (lambda: nm.perplexity(["some text"], ["its reference"]), "not text \\(got the string 'some text'\\)"),
+        (lambda: nm.perplexity("some text"), "logits or log-probabilities, not text"),
         (lambda: nm.perplexity([]), "predictions are empty"),
         (lambda: nm.perplexity(None), "predictions are None"),
         (lambda: nm.perplexity(LOGPROBS, num_bytes=[3]), "num_bytes has 1 values but there are 2 sequences"),
@@ -186,3 +186,10 @@ def test_chunks_give_the_rows_numbers(monkeypatch):
     tensors = [nm.perplexity(torch.tensor(x), torch.tensor(y), ignore_index=-100, segments=True) for y in (t, sparse)]
     for r, w in zip(tensors, whole, strict=True):
         assert r.segments == pytest.approx(w, rel=1e-14)
+
+
+def test_evaluate_refuses_text_with_a_way_out():
+    from nlgmetrics.evaluate import evaluate
+
+    with pytest.raises(InvalidInputError, match=r"call nlgmetrics\.perplexity or `nlgmetrics perplexity`"):
+        evaluate(["a b"], {"sys": ["a b"]}, ["perplexity"], bootstrap=0, test=None)

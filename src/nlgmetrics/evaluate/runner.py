@@ -9,7 +9,8 @@ per-segment statistics, so no metric is computed twice.
 
 Memory: the texts are streamed. What is kept per system and metric is the running sum of the statistics and,
 when confidence intervals, significance, a report or per-segment scores are asked for, the per-segment
-statistics as numpy columns (a few numbers per segment, never text).
+statistics as numpy columns (a few numbers per segment, never text; CIDEr, whose document frequencies need the
+whole corpus, keeps each segment's tokenized captions).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 from .. import __version__
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
-from ..stats import StatsBatch
+from ..stats import CarriedColumn, StatsBatch
 from .sources import Source, as_source, chunked_rows
 from .spec import MetricSpec, parse_metrics
 
@@ -565,16 +566,25 @@ class _StatsCache:
 
         return os.path.join(self.root, f"{spec.name}-{self.keys[(spec.label, name)][:32]}.npz")
 
-    def load(self, spec: MetricSpec, name: str) -> list[dict[str, np.ndarray]] | None:
+    def load(self, spec: MetricSpec, name: str) -> list[dict[str, Any]] | None:
         import os
 
         path = self._path(spec, name)
         if not os.path.isfile(path):
             return None
+        stats_cls = spec.family().stats_cls
         with np.load(path, allow_pickle=False) as data:
             n = int(data["n_chunks"])
-            fields = spec.family().stats_cls.field_names()
-            return [{f: data[f"{i}:{f}"] for f in fields} for i in range(n)]
+            carried = stats_cls.carried_fields
+            return [
+                {
+                    f: CarriedColumn.from_bytes(carried[f], data[f"{i}:{f}"].tobytes())
+                    if f in carried
+                    else data[f"{i}:{f}"]
+                    for f in stats_cls.field_names()
+                }
+                for i in range(n)
+            ]
 
     def save(self, spec: MetricSpec, name: str, chunks: Sequence[dict[str, np.ndarray]]) -> None:
         import os
@@ -583,7 +593,8 @@ class _StatsCache:
         arrays: dict[str, np.ndarray] = {"n_chunks": np.asarray(len(chunks))}
         for i, cols in enumerate(chunks):
             for f, v in cols.items():
-                arrays[f"{i}:{f}"] = v
+                # carried values (NIST's tables, CIDEr's records) are stored as bytes: object arrays need pickle
+                arrays[f"{i}:{f}"] = np.frombuffer(v.to_bytes(), np.uint8) if isinstance(v, CarriedColumn) else v
         fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".npz")
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **arrays)  # type: ignore[arg-type]

@@ -117,7 +117,8 @@ class Family(Generic[C, S, R]):
     #: kernel is then called as ``kernel(predictions, references, config, sources=[...])``.
     uses_sources: bool = False
     #: Names of further per-segment inputs, given by keyword to every interface and passed to the kernel as
-    #: keywords when given (perplexity's ``num_bytes``); any other keyword is an error naming these.
+    #: keywords when given (perplexity's ``num_bytes``, SQuAD's ``na_probs``); any other keyword is an error
+    #: naming these.
     inputs: tuple[str, ...] = ()
     #: A small valid input, ``{"predictions": ..., "references": ..., "sources": ..., "options": {...}}``: the
     #: catalogue's interface tests run every interface on it (default: two short English segments).

@@ -21,8 +21,8 @@ The inputs (``predictions``, ``references``), one sequence per row or item:
 
 The checks are strict, and every error names the sequence and the token: shapes and dtypes; NaN or +inf in the
 logits of a counted target's row (NaN in a row whose target is ignored changes nothing, as in torchmetrics,
-which masks those rows out); a target's logit of -inf (probability 0: an infinite perplexity); log-probabilities that are
-NaN, infinite or positive; negative or non-integer byte counts.
+which masks those rows out); a target's logit of -inf (probability 0: an infinite perplexity); log-probabilities
+that are NaN, infinite or positive; negative or non-integer byte counts.
 
 How the numbers are computed, and where they differ from torchmetrics on purpose:
 
@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -154,6 +155,12 @@ def perplexity_from_stats(stats: PerplexityStats, cfg: PerplexityConfig) -> Perp
 
 
 # ====================================================================== input checks
+def _torch() -> Any:
+    """The torch module, for an input that is a torch tensor (so torch is loaded already): this module never
+    imports torch itself, which stays an optional dependency of :mod:`nlgmetrics.torch` alone."""
+    return sys.modules["torch"]
+
+
 def _is_tensor(x: Any) -> bool:
     return type(x).__module__.split(".", 1)[0] == "torch" and hasattr(x, "detach")
 
@@ -200,8 +207,7 @@ def _as_numbers(seq: Any, name: str) -> np.ndarray:
         if _dtype_kind(seq) != "f":
             raise InvalidInputError(f"{name} has dtype {seq.dtype}; log-probabilities are floating point")
         if _is_tensor(seq):
-            import torch
-
+            torch = _torch()
             return np.asarray(seq.detach().to("cpu", torch.float64).numpy())
         return np.asarray(seq, dtype=np.float64)
     if isinstance(seq, (str, bytes, dict)) or not isinstance(seq, Sequence):
@@ -242,8 +248,7 @@ def _nll_rows_torch(x: Any, rows: Any, targets: Any, cfg: PerplexityConfig) -> n
     fused kernel, as fast as torchmetrics' ``softmax``; ``logsumexp`` is several and twice as slow.) The rows go
     chunk by chunk, which keeps memory bounded and the work in cache; when most rows are wanted, every row is
     computed (as torchmetrics does) rather than the wanted ones copied out first."""
-    import torch
-
+    torch = _torch()
     dtype = torch.float64 if cfg.precision == "float64" or x.dtype == torch.float64 else torch.float32
     n_rows = int(x.shape[0])
     step = max(1, _CHUNK // max(1, int(x.shape[1])))
@@ -366,8 +371,7 @@ def _logit_batch(predictions: Any, references: Any, cfg: PerplexityConfig) -> tu
         b, seq_len, vocab = (int(d) for d in x.shape)
         tensor = _is_tensor(x)
         if tensor:
-            import torch
-
+            torch = _torch()
             t_dev = torch.as_tensor(t).to(device=x.device, dtype=torch.int64).reshape(-1)
             t_np = t_dev.cpu().numpy()
         else:
@@ -382,8 +386,7 @@ def _logit_batch(predictions: Any, references: Any, cfg: PerplexityConfig) -> tu
             raise InvalidInputError(f"{where} is {int(t_np[r])}: a target id must be in [0, {vocab}){hint}")
         flat_x = x.reshape(b * seq_len, vocab)
         if tensor:
-            import torch
-
+            torch = _torch()
             rows_dev = torch.as_tensor(rows, device=x.device)
             nll = _nll_rows_torch(flat_x, rows_dev, t_dev[rows_dev], cfg)
         else:
@@ -410,8 +413,7 @@ def _logprob_batch(predictions: Any) -> tuple[np.ndarray, np.ndarray]:
         if _dtype_kind(predictions) != "f":
             raise InvalidInputError(f"log-probabilities have dtype {predictions.dtype}; expected floating point")
         if _is_tensor(predictions):
-            import torch
-
+            torch = _torch()
             values = np.asarray(predictions.detach().to("cpu", torch.float64).numpy())
         else:
             values = np.asarray(predictions, dtype=np.float64)
@@ -492,6 +494,11 @@ def _n_sequences(predictions: Any) -> int:
     return len(predictions) if isinstance(predictions, Sequence) and not isinstance(predictions, str) else -1
 
 
+def _first(predictions: Any) -> Any:
+    """The first item of a list or tuple of predictions (``None`` for anything else, or an empty one)."""
+    return predictions[0] if isinstance(predictions, (list, tuple)) and predictions else None
+
+
 class _NumericFamily(Family[PerplexityConfig, PerplexityStats, PerplexityResult]):
     """A family whose input is numbers (logits, target ids, log-probabilities), not text: it checks its own."""
 
@@ -509,6 +516,13 @@ class _NumericFamily(Family[PerplexityConfig, PerplexityStats, PerplexityResult]
         self.check_sources(sources, 0)
         if predictions is None:
             raise InvalidInputError("predictions are None; expected logits with target ids, or log-probabilities")
+        first = predictions if isinstance(predictions, str) else _first(predictions)
+        if isinstance(first, str):
+            raise InvalidInputError(
+                f"perplexity scores a model's logits or log-probabilities, not text (got the string {first[:40]!r}); "
+                "compute them with the model, then call nlgmetrics.perplexity or `nlgmetrics perplexity` (text "
+                "files given to evaluate cannot be scored)"
+            )
         if _n_sequences(predictions) == 0:
             if not allow_empty:
                 raise InvalidInputError("predictions are empty: there is no sequence to score")

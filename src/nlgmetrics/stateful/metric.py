@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..metrics.base import Family, Result
-from ..stats import Stats, StatsBatch
+from ..stats import CarriedColumn, Stats, StatsBatch
 
 __all__ = ["Metric"]
 
@@ -46,7 +46,7 @@ class Metric(Generic[C, S, R]):
     def update(self, predictions: Any, references: Any = None, *, sources: Any = None, **inputs: Any) -> None:
         """Add the statistics of a batch. An empty batch is allowed and changes nothing. ``sources`` only for a
         family that has them (SARI), further keyword inputs only for a family that declares them (perplexity's
-        ``num_bytes``)."""
+        ``num_bytes``, SQuAD's ``na_probs``)."""
         batch = self.family.batch_stats(
             predictions, references, self.config, allow_empty=True, sources=sources, **inputs
         )
@@ -134,10 +134,13 @@ class Metric(Generic[C, S, R]):
         self._segments = []
         if self.keep_segments:
             template = self.family.empty_batch(self.config).columns
-            cols = {}
+            cols: dict[str, Any] = {}
             for k, v in state["segments"].items():
                 empty = template[k]
-                cols[k] = np.asarray(v, dtype=empty.dtype).reshape((-1, *empty.shape[1:]))
+                if isinstance(empty, CarriedColumn):
+                    cols[k] = CarriedColumn(empty.kind, [empty.kind.from_json(x) for x in v])
+                else:
+                    cols[k] = np.asarray(v, dtype=empty.dtype).reshape((-1, *empty.shape[1:]))
             batch = StatsBatch(self.family.stats_cls, cols)
             if len(batch):
                 self._segments.append(batch)
