@@ -174,6 +174,7 @@ def test_a_rerun_with_one_more_system_does_not_tokenise_the_references_again(tmp
     from nlgmetrics.metrics import bleu, chrf
 
     refs = [[r, r.upper()] for r in REFS]
+    n_flat = 2 * len(REFS)
     metrics = ["bleu", "chrf:word_order=2"]
     cache = str(tmp_path / "cache")
     evaluate(refs, {"a": SYSTEMS["base"]}, metrics, bootstrap=0, test=None, cache_dir=cache, jobs=jobs)
@@ -181,21 +182,22 @@ def test_a_rerun_with_one_more_system_does_not_tokenise_the_references_again(tmp
     # a new process: nothing in memory, so only the files on disk can spare the tokenisation
     bleu._CACHE.clear()
     chrf._CACHE.clear()
-    built = []
-    monkeypatch.setattr(bleu, "_reference_index", lambda *a: built.append("bleu") or pytest.fail("re-tokenised"))
-    monkeypatch.setattr(chrf, "_reference_side", lambda *a: built.append("chrf") or pytest.fail("re-tokenised"))
+    tokenised = []
+    real_tokenize = bleu.tokenize
+    monkeypatch.setattr(bleu, "tokenize", lambda lines, cfg: tokenised.append(len(lines)) or real_tokenize(lines, cfg))
     both = {"a": SYSTEMS["base"], "b": SYSTEMS["good"]}
     again = evaluate(refs, both, metrics, bootstrap=0, test=None, cache_dir=cache, jobs=1)
-    assert built == []
+    assert n_flat not in tokenised  # the system was tokenised, the references were not
+    assert tokenised == [len(REFS)]
     monkeypatch.undo()
     bleu._CACHE.clear()
     chrf._CACHE.clear()
     fresh = evaluate(refs, both, metrics, bootstrap=0, test=None)
     assert again.to_json() == fresh.to_json()
     assert again.scores["bleu"]["b"].score == nm.bleu(SYSTEMS["good"], refs).score
-    # other settings are other files: a cached index is never used for them
-    calls = []
-    real = chrf._reference_side
-    monkeypatch.setattr(chrf, "_reference_side", lambda *a: calls.append(1) or real(*a))
-    evaluate(refs, both, ["chrf:lowercase=true"], bootstrap=0, test=None, cache_dir=cache)
-    assert calls == [1]
+    # other settings are other entries: cached tokens are never used for them
+    bleu._CACHE.clear()
+    tokenised.clear()
+    monkeypatch.setattr(bleu, "tokenize", lambda lines, cfg: tokenised.append(len(lines)) or real_tokenize(lines, cfg))
+    evaluate(refs, both, ["bleu:lowercase=true"], bootstrap=0, test=None, cache_dir=cache)
+    assert n_flat in tokenised

@@ -79,6 +79,12 @@ class EvaluateCommand(Command):
             metavar="DIR",
             help="keep per-segment statistics here; a re-run reuses those whose signature and inputs are unchanged",
         )
+        run.add_argument(
+            "--cache-max-size",
+            metavar="SIZE",
+            help="size budget of the --cache directory, e.g. 500M or 20G (default: 8G); least recently used "
+            "entries are removed beyond it",
+        )
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
         out.add_argument("--output", metavar="FILE", help="also write the JSON result to FILE")
@@ -125,6 +131,7 @@ class EvaluateCommand(Command):
             pred_field=pred_field,
             keep_segments=bool(report),
             cache_dir=pick(args.cache, "cache", None),
+            cache_max_size=pick(args.cache_max_size, "cache_max_size", None),
             sources=pick(args.src, "sources", None),
             src_field=pick(args.src_field, "src_field", None),
             progress=not args.quiet and sys.stderr.isatty(),

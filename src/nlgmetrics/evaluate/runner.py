@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..errors import InvalidInputError
+from .._store import EntryError, Store, parse_size
+from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
 from ..stats import StatsBatch
 from .sources import Source, as_source, chunked_rows
@@ -232,6 +233,7 @@ def evaluate(
     cache_dir: str | None = None,
     sources: Any = None,
     src_field: str | None = None,
+    cache_max_size: int | str | None = None,
 ) -> Evaluation:
     """Score every system on every metric.
 
@@ -246,7 +248,10 @@ def evaluate(
     system contents; a re-run (say, with one more system) loads them instead of tokenising and counting again,
     and a change of any setting or input changes the key, so nothing stale is ever reused. ``sources`` (a file,
     or a list of strings, one per segment; ``src_field`` in JSON Lines) are the inputs the systems translated or
-    simplified: the metrics that use them (SARI) receive them, the others never see them.
+    simplified: the metrics that use them (SARI) receive them, the others never see them. ``cache_max_size``
+    (bytes, or a size such as ``"4G"``) is the cache directory's budget: the least recently used entries are
+    removed beyond it. The cache holds numbers only and verifies every entry before use (see
+    :mod:`nlgmetrics._store`).
 
     >>> ev = evaluate([["the cat sat"], ["a dog"]], {"a": ["the cat sat", "a dog"], "b": ["the cat", "dog"]},
     ...               ["wer", "nls"], baseline="a", bootstrap=0, test=None)
@@ -272,14 +277,28 @@ def evaluate(
         raise InvalidInputError(f"{', '.join(needs_sources)} need(s) the sources: pass sources= (--src FILE)")
     src_sources = [] if sources is None else [_source_column(sources, src_field)]
     need_segments = keep_segments or bootstrap > 0 or (baseline is not None and test is not None)
+    cache_max_bytes = None if cache_max_size is None else parse_size(cache_max_size)
     families = {s.label: s.family() for s in specs}
     configs = {s.label: s.config() for s in specs}
 
     from ..algorithms.ngrams import persist_reference_indexes
 
-    # the tokenised references (reference n-gram indexes) go to the cache directory too, so a re-run with one
-    # more system does not tokenise the references again
-    index_dir = None if cache_dir is None else os.path.join(cache_dir, "references")
+    cache = (
+        _StatsCache(
+            cache_dir,
+            cache_max_bytes,
+            specs,
+            configs,
+            ref_sources + src_sources,
+            dict(zip(names, sys_sources, strict=True)),
+            chunk_size,
+        )
+        if cache_dir is not None
+        else None
+    )
+    # the tokenised references go to the cache directory too, so a re-run with one more system does not
+    # tokenise the references again
+    index_dir = None if cache is None else cache.store.root
     pool: Any = _Inline()
     inline = _Inline()
     if jobs > 1:
@@ -287,54 +306,52 @@ def evaluate(
             max_workers=jobs,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=persist_reference_indexes,
-            initargs=(index_dir,),
+            initargs=(index_dir, cache_max_bytes),
         )
     chunks: dict[tuple[str, str], list[dict[str, np.ndarray]]] = {(s.label, n): [] for s in specs for n in names}
+    # exact sums (fractions for float fields): how the segments are chunked cannot change a bit of the total
     totals: dict[tuple[str, str], Any] = {
         (s.label, n): families[s.label].zero(configs[s.label]) for s in specs for n in names
     }
-    pending: deque[tuple[tuple[str, str], cf.Future[Any]]] = deque()
+    pending: deque[tuple[tuple[str, str], int, cf.Future[Any]]] = deque()
     limit = 4 * jobs * len(specs) * len(names)
     n_segments = 0
     bar = _progress_bar(progress, ref_sources + sys_sources, len(specs) * len(names))
+    writers: dict[tuple[str, str], Any] = {}
 
     def add(key: tuple[str, str], cols: dict[str, np.ndarray]) -> None:
         batch = StatsBatch(families[key[0]].stats_cls, cols)
-        totals[key] = totals[key] + batch.total()
-        if need_segments or cache is not None:
+        totals[key] = totals[key] + batch.exact_total()
+        if need_segments:
             chunks[key].append(cols)
+        writer = writers.get(key)
+        if writer is not None and cache is not None and not cache.append(writer, cols):
+            del writers[key]
         if bar is not None:
             bar.update(len(batch))
 
     def collect(block: bool) -> None:
-        while pending and (block or pending[0][1].done() or len(pending) > limit):
-            key, fut = pending.popleft()
+        while pending and (block or pending[0][2].done() or len(pending) > limit):
+            key, _offset, fut = pending.popleft()
             add(key, fut.result())
 
-    cache = (
-        _StatsCache(
-            cache_dir,
-            specs,
-            configs,
-            ref_sources + src_sources,
-            dict(zip(names, sys_sources, strict=True)),
-            chunk_size,
-        )
-        if (cache_dir)
-        else None
-    )
     cached = set()
-    if cache is not None:
-        for spec in specs:
-            for name in names:
-                stored = cache.load(spec, name)
-                if stored is not None:
-                    cached.add((spec.label, name))
-                    for cols in stored:
-                        add((spec.label, name), cols)
-
-    previous_index_dir = persist_reference_indexes(index_dir)
+    previous_index_dir = persist_reference_indexes(index_dir, cache_max_bytes)
     try:
+        if cache is not None:
+            for spec in specs:
+                for name in names:
+                    key = (spec.label, name)
+                    stored = cache.load(spec, name, families[spec.label], configs[spec.label], need_segments)
+                    if stored is not None:
+                        cached.add(key)
+                        totals[key], chunks[key], count = stored
+                        if bar is not None:
+                            bar.update(count)
+                    else:
+                        pending_write = cache.writer(spec, name, families[spec.label], configs[spec.label])
+                        if pending_write is not None:
+                            writers[key] = pending_write
         n_refs = len(ref_sources)
         n_in = n_refs + len(src_sources)  # references, then the sources (if any), then the systems
         for rows in chunked_rows(ref_sources + src_sources + sys_sources, chunk_size):
@@ -358,22 +375,30 @@ def evaluate(
                     executor = inline if spec.name in IN_PROCESS else pool
                     task_sources = srcs_chunk if families[spec.label].uses_sources else None
                     pending.append(
-                        ((spec.label, name), executor.submit(_stats_task, spec, preds, refs_chunk, task_sources))
+                        (
+                            (spec.label, name),
+                            n_segments,
+                            executor.submit(_stats_task, spec, preds, refs_chunk, task_sources),
+                        )
                     )
             n_segments += len(rows)
             collect(block=False)
         collect(block=True)
+        if n_segments == 0:
+            raise InvalidInputError("the inputs hold no segment: there is nothing to score (an empty corpus)")
+        if cache is not None:
+            for writer in writers.values():
+                cache.commit(writer, n_segments)
+            writers.clear()
+            cache.store.evict()
     finally:
+        for writer in writers.values():
+            writer.abort()
         pool.shutdown()
         persist_reference_indexes(previous_index_dir)
         if bar is not None:
             bar.close()
-    if n_segments == 0:
-        raise InvalidInputError("the inputs hold no segment: there is nothing to score (an empty corpus)")
-    if cache is not None:
-        for key, stored in chunks.items():
-            if key not in cached:
-                cache.save(next(sp for sp in specs if sp.label == key[0]), key[1], stored)
+    totals = {key: total.rounded() for key, total in totals.items()}
 
     from ..metrics.significance import bootstrap_ci_from_stats, paired_test_from_stats
 
@@ -449,77 +474,157 @@ def evaluate(
 
 
 class _StatsCache:
-    """Per-segment statistics on disk, keyed by signature, chunk size and input digests."""
+    """Per-segment statistics on disk (see :mod:`nlgmetrics._store`), one entry per (metric, system), keyed by
+    the metric's signature and options, the chunk size and content digests of every input. An entry is
+    verified before use (its manifest and digests, then its key, segment and chunk counts and every column's
+    shape); one that fails is rebuilt with a warning."""
 
     def __init__(
         self,
         root: str,
+        max_bytes: int | None,
         specs: Sequence[MetricSpec],
         configs: Mapping[str, Any],
         ref_sources: Sequence[Source],
         sys_sources: Mapping[str, Source],
         chunk_size: int,
     ) -> None:
-        import hashlib
-        import os
-
         from ..metrics.base import signature_of
 
-        self.root = root
-        os.makedirs(root, exist_ok=True)
-        refs_digest = "+".join(_digest(src) for src in ref_sources)
+        self.store = Store(root, max_bytes=max_bytes)
+        self.chunk_size = chunk_size
+        refs = [_digest(src) for src in ref_sources]
+        refs_digest = "+".join(d for d, _ in refs)
+        counts = {c for _, c in refs}
         self.keys: dict[tuple[str, str], str] = {}
+        self.expected: dict[str, int | None] = {}
         for name, src in sys_sources.items():
-            sys_digest = _digest(src)
+            sys_digest, sys_count = _digest(src)
+            self.expected[name] = sys_count if counts <= {sys_count} else None
             for spec in specs:
                 sig = signature_of(spec.family(), configs[spec.label])
-                raw = f"{sig}|{spec.key()!r}|chunk:{chunk_size}|refs:{refs_digest}|sys:{sys_digest}"
-                self.keys[(spec.label, name)] = hashlib.sha256(raw.encode("utf-8")).hexdigest()
+                self.keys[(spec.label, name)] = (
+                    f"stats|{sig}|{spec.key()!r}|chunk:{chunk_size}|refs:{refs_digest}|sys:{sys_digest}"
+                )
 
-    def _path(self, spec: MetricSpec, name: str) -> str:
-        import os
+    def _fields(self, family: Any, config: Any) -> dict[str, np.ndarray]:
+        return family.empty_batch(config).columns  # type: ignore[no-any-return]
 
-        return os.path.join(self.root, f"{spec.name}-{self.keys[(spec.label, name)][:32]}.npz")
-
-    def load(self, spec: MetricSpec, name: str) -> list[dict[str, np.ndarray]] | None:
-        import os
-
-        path = self._path(spec, name)
-        if not os.path.isfile(path):
+    def load(
+        self, spec: MetricSpec, name: str, family: Any, config: Any, keep: bool
+    ) -> tuple[Any, list[dict[str, np.ndarray]], int] | None:
+        """``(exact total, chunks (when ``keep``), segments)`` of a verified entry, or ``None``."""
+        key = self.keys[(spec.label, name)]
+        template = self._fields(family, config)
+        fields = sorted(template)
+        expected = self.expected[name]
+        if expected is None:
             return None
-        with np.load(path, allow_pickle=False) as data:
-            n = int(data["n_chunks"])
-            fields = spec.family().stats_cls.field_names()
-            return [{f: data[f"{i}:{f}"] for f in fields} for i in range(n)]
+        try:
+            n_chunks = -(-expected // self.chunk_size)
+            max_rows = min(self.chunk_size, expected)
+            widths = max((int(np.prod(v.shape[1:], dtype=np.int64)) for v in template.values()), default=1)
+            entry = self.store.read("stats", key, max_record=max_rows * max(widths, 1) * 8 + 4096)
+            if entry is None:
+                return None
+            meta = entry.meta
+            rows = meta.get("chunks")
+            if (
+                meta.get("segments") != expected
+                or meta.get("fields") != fields
+                or not isinstance(rows, list)
+                or len(rows) != n_chunks
+                or [*rows] != [min(self.chunk_size, expected - i * self.chunk_size) for i in range(n_chunks)]
+                or entry.manifest.get("records") != n_chunks * len(fields)
+            ):
+                entry.close()
+                raise EntryError("its segment or chunk counts do not match the inputs")
+            total = family.zero(config)
+            kept: list[dict[str, np.ndarray]] = []
+            arrays = entry.arrays()
+            for n_rows in rows:
+                cols: dict[str, np.ndarray] = {}
+                for f in fields:
+                    a = next(arrays)
+                    want = template[f]
+                    if a.shape != (n_rows, *want.shape[1:]) or (want.dtype.kind == "f" and a.dtype != want.dtype):
+                        raise EntryError(f"column {f!r} has shape {a.shape} and dtype {a.dtype}")
+                    cols[f] = a.astype(want.dtype, copy=False)
+                total = total + StatsBatch(family.stats_cls, cols).exact_total()
+                if keep:
+                    kept.append(cols)
+            for _ in arrays:  # the payload digest is checked at the end
+                raise EntryError("it holds more records than its manifest lists")
+        except (EntryError, StopIteration) as err:
+            reason = "it holds fewer records than its manifest lists" if isinstance(err, StopIteration) else err
+            warn(f"cache entry {self.store.path('stats', key)} failed verification ({reason}); recomputing it")
+            self.store.discard("stats", key)
+            return None
+        return total, kept, expected
 
-    def save(self, spec: MetricSpec, name: str, chunks: Sequence[dict[str, np.ndarray]]) -> None:
-        import os
-        import tempfile
+    def writer(self, spec: MetricSpec, name: str, family: Any, config: Any) -> _CacheWrite | None:
+        try:
+            writer = self.store.writer("stats", self.keys[(spec.label, name)])
+        except OSError as err:
+            warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
+            return None
+        return _CacheWrite(writer, sorted(self._fields(family, config)))
 
-        arrays: dict[str, np.ndarray] = {"n_chunks": np.asarray(len(chunks))}
-        for i, cols in enumerate(chunks):
-            for f, v in cols.items():
-                arrays[f"{i}:{f}"] = v
-        fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".npz")
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)  # type: ignore[arg-type]
-        os.replace(tmp, self._path(spec, name))  # atomic: a reader never sees half a file
+    def append(self, pending: _CacheWrite, cols: Mapping[str, np.ndarray]) -> bool:
+        """Write one chunk's columns out (so they need not be held); ``False`` when the entry had to be given
+        up."""
+        try:
+            for f in pending.fields:
+                pending.writer.add(cols[f], compact=True)
+        except OSError as err:
+            pending.abort()
+            warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
+            return False
+        pending.rows.append(len(cols[pending.fields[0]]))
+        return True
+
+    def commit(self, pending: _CacheWrite, n_segments: int) -> None:
+        meta = {"segments": n_segments, "chunks": pending.rows, "fields": pending.fields}
+        try:
+            pending.writer.commit(meta)
+        except OSError as err:
+            warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
 
 
-def _digest(source: Source) -> str:
-    """A content digest of a source: its bytes for files, its values for lists."""
+@dataclasses.dataclass
+class _CacheWrite:
+    """An entry being written: its writer, its column names (in record order) and the rows of each chunk."""
+
+    writer: Any
+    fields: list[str]
+    rows: list[int] = dataclasses.field(default_factory=list)
+
+    def abort(self) -> None:
+        self.writer.abort()
+
+
+def _digest(source: Source) -> tuple[str, int]:
+    """A content digest of a source and its number of segments: its bytes for files, its values for lists."""
     import hashlib
 
     h = hashlib.sha256()
     path = getattr(source, "path", None)
     if path is not None:
+        n, last = 0, b"\n"
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
+                n += block.count(b"\n")
+                last = block[-1:]
         h.update(f"|field:{getattr(source, 'field', '')}".encode())
-    else:
-        h.update(json.dumps(list(source), ensure_ascii=False).encode("utf-8"))
-    return h.hexdigest()
+        return h.hexdigest(), n + (last != b"\n")
+    n = 0
+    for value in source:
+        data = json.dumps(value, ensure_ascii=True).encode("ascii")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+        n += 1
+    return h.hexdigest(), n
 
 
 def _columns(spec: MetricSpec, result: Any) -> list[tuple[str, str | None]]:

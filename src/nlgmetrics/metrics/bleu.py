@@ -49,9 +49,11 @@ import numpy as np
 from .._inputs import ReferenceSets
 from ..algorithms.ngrams import (
     ReferenceCache,
+    TokenStreams,
     build_index,
     clipped_counts,
     codepoint_streams,
+    stored_vocabulary_streams,
     vocabulary_streams,
 )
 from ..errors import InvalidInputError, unknown_option
@@ -322,9 +324,22 @@ def _reference_index(refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> tuple
     if _uses_codepoints(cfg):
         streams = codepoint_streams(_char_texts(refs.flat, cfg), unit)
         return build_index(streams, len(refs), orders, 0x110000), None
-    vocabulary: dict[Any, int] = {}
-    streams = vocabulary_streams(tokenize(refs.flat, cfg), unit, vocabulary, grow=True)
+    ids, lengths, vocabulary = stored_vocabulary_streams(
+        _tokens_namespace(cfg), refs.flat, lambda texts: tokenize(list(texts), cfg)
+    )
+    streams = TokenStreams(ids, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), unit)
     return build_index(streams, len(refs), orders, max(len(vocabulary), 1)), vocabulary
+
+
+def _tokens_namespace(cfg: BLEUConfig) -> str:
+    """Everything besides the text that changes BLEU's tokens, for the on-disk token cache: the settings and the
+    tokenizer's own identity (a MeCab dictionary's version)."""
+    name = cfg.tokenizer or ""
+    tok: Any = sacrebleu_tokenizer(name) if name in SACREBLEU_TOKENIZERS else None
+    if tok is None and name not in ("whitespace", "perl-whitespace"):
+        tok = get_tokenizer(name)
+    identity = getattr(tok, "signature", None) or getattr(tok, "version", None) or ""
+    return f"bleu|{_token_settings(cfg)!r}|{identity}"
 
 
 def _token_settings(cfg: BLEUConfig) -> tuple[Any, ...]:
