@@ -7,10 +7,10 @@ import subprocess
 
 import pytest
 
-from nlgmetrics.evaluate import evaluate
+from nlgmetrics.evaluate import Texts, evaluate
 from nlgmetrics.evaluate.report import render_report, write_report
 
-REFS = ["今日は良い天気です", "東京は日本の首都です", "我喜欢学习中文", "the cat sat on the mat"]
+REFS = Texts(["今日は良い天気です", "東京は日本の首都です", "我喜欢学习中文", "the cat sat on the mat"])
 SYSTEMS = {
     "sys-a": ["今日はいい天気です", "東京は首都です", "我喜欢中文", "the cat sat on mat"],
     "sys-b": ["今日は天気", "大阪は日本の都市です", "我学习", "a dog"],

@@ -181,11 +181,13 @@ def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], 
     pred_names = [args.pred_field] if args.pred_field else [PRED_FIELD]
     ref_names = [args.ref_field] if args.ref_field else list(REF_FIELDS)
     fmt = _format_of(args.pred, args.format)
+    pred_option = command.input_option
 
     if args.ref:
         if fmt == "docvqa":
             raise CLIInputError("the DocVQA layout holds the predictions and the references; drop --ref")
-        pred = _read_column(args.pred, "--pred", fmt, pred_names, "--pred-field", pred_conv)
+        pred = _read_column(args.pred, pred_option, fmt, pred_names, "--pred-field", pred_conv)
+
         refs = [
             _read_column(r, "--ref", _format_of(r, args.format), ref_names, "--ref-field", ref_conv) for r in args.ref
         ]

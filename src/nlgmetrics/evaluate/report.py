@@ -183,6 +183,8 @@ def _higher_is_better(name: str) -> bool:
 
 
 def write_report(evaluation: Evaluation, path: str, references: Any, systems: Mapping[str, Any], **kwargs: Any) -> None:
-    """Write :func:`render_report` to ``path`` (UTF-8)."""
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(render_report(evaluation, references, systems, **kwargs))
+    """Write :func:`render_report` to ``path`` (UTF-8), atomically: the page is rendered first, so a failure
+    leaves no empty or partial file; a lone surrogate in the inputs (from a JSON escape) is written as U+FFFD."""
+    from .._files import write_text
+
+    write_text(path, render_report(evaluation, references, systems, **kwargs), "--report")

@@ -19,6 +19,7 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import re
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -30,7 +31,7 @@ from .._store import EntryError, Store, parse_size
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
 from ..stats import StatsBatch
-from .sources import Source, as_source, chunked_rows
+from .sources import Memory, Source, chunked_rows, open_source
 from .spec import MetricSpec, parse_metrics
 
 __all__ = ["Column", "Evaluation", "SystemScore", "evaluate"]
@@ -179,28 +180,81 @@ class _Inline:
 
 
 # ---------------------------------------------------------------------------------------------- inputs
+#: The most resamples a bootstrap or paired test may ask for (each one re-scores the whole corpus).
+MAX_SAMPLES = 1_000_000
+
+
+def _check_count(name: str, value: Any, minimum: int, maximum: int | None) -> None:
+    """An integer option of the run: never a bool, a float, NaN or out of range; the message names it."""
+    flag = "--" + name.replace("_", "-")
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InvalidInputError(f"{name} ({flag}) must be an integer, got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = f" and <= {maximum:,}" if maximum is not None else ""
+        raise InvalidInputError(f"{name} ({flag}) must be >= {minimum}{upper}, got {value!r}")
+
+
 def _reference_sources(references: Any, ref_field: str | None) -> list[Source]:
-    if (
-        isinstance(references, (list, tuple))
-        and references
-        and all(isinstance(r, (str, bytes)) or hasattr(r, "__fspath__") for r in references)
-        and not _looks_like_segments(references)
-    ):
-        return [as_source(r, field=ref_field, allow_list=True) for r in references]
-    return [as_source(references, field=ref_field, allow_list=True)]
+    """The reference columns: one file (a path or a Source), a list of files (several references per
+    segment), or text in memory: :class:`~nlgmetrics.evaluate.sources.Texts`, or a list of per-segment lists.
+    A string is always a path, never the text itself."""
+    if isinstance(references, (str, os.PathLike, Source)):
+        return [open_source(references, field=ref_field, allow_list=True, option="references")]
+    if isinstance(references, (list, tuple)):
+        if references and all(isinstance(r, (str, os.PathLike, Source)) for r in references):
+            out = []
+            for i, r in enumerate(references):
+                try:
+                    out.append(open_source(r, field=ref_field, allow_list=True, option=f"references[{i}]"))
+                except InvalidInputError as err:
+                    if isinstance(r, str) and not isinstance(r, Source):
+                        raise InvalidInputError(
+                            f"{err} (a string in references is a file name; to pass the reference texts "
+                            "themselves, wrap them: Texts([...]))"
+                        ) from None
+                    raise
+            return out
+        return [Memory(references)]
+    raise InvalidInputError(
+        f"references: expected a file path, a list of file paths or Texts([...]), got {type(references).__name__}"
+    )
+
+
+def _system_source(name: str, value: Any, pred_field: str | None) -> Source:
+    """A system: a path (always a file name, never the text) or a Source, or its predictions in a list."""
+    if isinstance(value, (str, os.PathLike, Source, list, tuple)):
+        return open_source(value, field=pred_field, option=f"systems[{name!r}]")
+    raise InvalidInputError(
+        f"systems[{name!r}]: expected a file path or a list of predictions, got {type(value).__name__}"
+    )
 
 
 def _source_column(sources: Any, field: str | None) -> Source:
     """The sources: a text file, a JSON Lines file (field ``source`` unless ``field`` says otherwise) or a list."""
     is_jsonl = isinstance(sources, (str, os.PathLike)) and os.fspath(sources).endswith(".jsonl")
-    return as_source(sources, field=field or ("source" if is_jsonl else None))
+    return open_source(sources, field=field or ("source" if is_jsonl else None), option="sources")
 
 
-def _looks_like_segments(values: Sequence[Any]) -> bool:
-    """A list of strings is a list of reference *files* when every string names an existing file."""
-    import os
+_CHUNK_INDEX = re.compile(r"^(predictions|references|sources)\[(\d+)\](?:\[\d+\])?")
 
-    return not all(isinstance(v, str) and os.path.isfile(v) for v in values)
+
+def _locate_error(message: str, offset: int, refs: Sequence[Source], srcs: Sequence[Source], system: Source) -> str:
+    """A kernel's message about ``predictions[i]`` of a chunk, rewritten to name the file and the line (or the
+    list and the index) of the whole input."""
+    m = _CHUNK_INDEX.match(message)
+    if m is None:
+        return message
+    index = offset + int(m.group(2))
+    kind = m.group(1)
+    if kind == "predictions":
+        where = system.locate(index)
+    elif kind == "sources" and srcs:
+        where = srcs[0].locate(index)
+    elif len(refs) == 1:
+        where = refs[0].locate(index)
+    else:
+        where = f"segment {index + 1} of {', '.join(r.name for r in refs)}"
+    return f"{where}{message[m.end() :]}"
 
 
 def _check_value(value: Any, source: Source, index: int, *, reference: bool) -> None:
@@ -264,14 +318,18 @@ def evaluate(
     names = list(systems)
     if baseline is not None and baseline not in systems:
         raise InvalidInputError(f"baseline {baseline!r} is not one of the systems: {', '.join(names)}")
-    if jobs < 1:
-        raise InvalidInputError(f"jobs must be >= 1, got {jobs}")
-    if chunk_size < 1:
-        raise InvalidInputError(f"chunk_size must be >= 1, got {chunk_size}")
+    _check_count("bootstrap", bootstrap, 0, MAX_SAMPLES)
+    if paired_samples is not None:
+        _check_count("paired_samples", paired_samples, 1, MAX_SAMPLES)
+    _check_count("seed", seed, 0, None)
+    _check_count("jobs", jobs, 1, None)
+    _check_count("chunk_size", chunk_size, 1, None)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise InvalidInputError(f"confidence (--confidence) must be a number between 0 and 1, got {confidence!r}")
     if test not in (None, "bs", "ar"):
         raise InvalidInputError(f"unknown paired test {test!r}; valid values are 'bs', 'ar' or None")
     ref_sources = _reference_sources(references, ref_field)
-    sys_sources = [as_source(systems[n], field=pred_field) for n in names]
+    sys_sources = [_system_source(n, systems[n], pred_field) for n in names]
     needs_sources = [s.label for s in specs if s.family().uses_sources]
     if needs_sources and sources is None:
         raise InvalidInputError(f"{', '.join(needs_sources)} need(s) the sources: pass sources= (--src FILE)")
@@ -332,9 +390,15 @@ def evaluate(
 
     def collect(block: bool) -> None:
         while pending and (block or pending[0][2].done() or len(pending) > limit):
-            key, _offset, fut = pending.popleft()
-            add(key, fut.result())
+            key, offset, fut = pending.popleft()
+            try:
+                cols = fut.result()
+            except InvalidInputError as err:
+                where = _locate_error(str(err), offset, ref_sources, src_sources, sources_of[key[1]])
+                raise InvalidInputError(f"{key[0]} on system {key[1]!r}: {where}") from None
+            add(key, cols)
 
+    sources_of = dict(zip(names, sys_sources, strict=True))
     cached = set()
     previous_index_dir = persist_reference_indexes(index_dir, cache_max_bytes)
     try:
