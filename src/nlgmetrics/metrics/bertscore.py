@@ -49,7 +49,7 @@ import math
 import struct
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -280,6 +280,8 @@ def bertscore_hash(cfg: BERTScoreConfig) -> str:
 class BERTScoreStats(Stats):
     """Sums of the raw (not rescaled) per-segment P, R and F; the number of segments; how many of them were empty
     (scored 0) and how many held a truncated text."""
+
+    signed_fields: ClassVar[frozenset[str]] = frozenset({"precision", "recall", "f1"})  # cosine sums
 
     precision: float
     recall: float
