@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._inputs import ReferenceSets
+from ..algorithms.guard import check_pairs, weighted_rate
 from ..algorithms.lcs import ID_STRING_LIMIT, id_strings, lcs_lengths, union_lcs_marks, weighted_lcs_marks
 from ..algorithms.rouge_counts import GroupedKeys, clipped_overlap, group_rows, ngram_ids, ragged_arange
 from ..algorithms.rouge_counts import skip_bigram_ids as _skip_bigram_ids
@@ -410,6 +411,29 @@ def _tokenizer_of(cfg: RougeConfig) -> str | Callable[[str], list[str]]:
     return get_tokenizer(cfg.tokenizer)
 
 
+def _guard(types: Sequence[RougeType], b: _Batch, seg_of_pair: np.ndarray, perl: bool) -> None:
+    """Refuse, before it runs, a pair whose LCS or skip bigrams would take longer than the limit
+    (:mod:`nlgmetrics.algorithms.guard`)."""
+    kinds = {"Lsum" if (perl and t.kind == "L") else t.kind for t in types}
+    lens = b.enc.text_len
+    if "L" in kinds:
+        check_pairs("rougeL", "lcs", lens[b.pred_text], lens[b.ref_text], seg_of_pair)
+    if "Lsum" in kinds or "W" in kinds:
+        # the sentence pairs of two texts hold as many cells as the two texts
+        check_pairs("rougeLsum", "union-lcs", lens[b.pred_lcs], lens[b.ref_lcs], seg_of_pair)
+    if "W" in kinds and b.enc.sent_len is not None and b.enc.text_sent is not None:
+        per_text = np.diff(b.enc.text_sent)
+        longest = np.zeros(len(per_text), dtype=np.int64)
+        has = per_text > 0
+        if has.any():
+            longest[has] = np.maximum.reduceat(b.enc.sent_len, b.enc.text_sent[:-1][has])
+        p, r = longest[b.pred_lcs], longest[b.ref_lcs]
+        check_pairs("rougeW", "weighted-lcs", p, r, seg_of_pair, rate=weighted_rate(np.minimum(p, r)))
+    if any(t.kind == "S" and t.skip is None for t in types):
+        for side in (b.pred_text, b.ref_text):
+            check_pairs("rougeS", "skip-bigrams", lens[side], lens[side], seg_of_pair)
+
+
 def rouge_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> dict[str, np.ndarray]:
     """Per-segment ``precision``, ``recall`` and ``fmeasure`` columns (segments x types) of a batch."""
     types = [parse_rouge_type(name) for name in cfg.rouge_types]
@@ -445,6 +469,7 @@ def rouge_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> di
     else:
         pred_lcs, ref_lcs = pred_text, ref_text
     batch = _Batch(enc, n_pairs, pred_text, ref_text, pred_lcs, ref_lcs, split, cfg.weight)
+    _guard(types, batch, seg_of_pair, perl)
     if any(t.kind in sentence_kinds for t in types):
         n_ref, n_pred = _sentence_counts(batch)
         # the union LCS will need the group of every token: sort once, with the unigrams
