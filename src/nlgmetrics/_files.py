@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -45,6 +46,7 @@ __all__ = [
 
 STDIN = "-"
 _BOM = b"\xef\xbb\xbf"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _BLOCK = 1 << 20
 
 
@@ -196,15 +198,18 @@ def iter_lines(path: str, option: str, name: str | None = None) -> Iterator[str]
             offset += cut
             line += len(parts)
         if carry:
-            yield decode_utf8(carry, name, offset=offset, first_line=line, start=first)
+            last = decode_utf8(carry, name, offset=offset, first_line=line, start=first)
+            if last:  # empty only for a file that is a byte-order mark and nothing else
+                yield last
     finally:
         fh.close()
 
 
 def spool(path: str, option: str, directory: str | None = None) -> str:
     """Copy a stream (standard input, a pipe, a FIFO) to a new temporary file and return its path; the caller
-    removes it."""
-    fd, tmp = tempfile.mkstemp(prefix="nlgmetrics-spool-", suffix=".part", dir=directory)
+    removes it. Copies left behind by a killed process are removed here, by the next one."""
+    _clean_spools(directory or tempfile.gettempdir())
+    fd, tmp = tempfile.mkstemp(prefix=f"nlgmetrics-spool-{os.getpid()}-", suffix=".part", dir=directory)
     try:
         with os.fdopen(fd, "wb") as out, _open(path, option) as src:
             shutil.copyfileobj(src, out, _BLOCK)  # type: ignore[misc]
@@ -212,6 +217,29 @@ def spool(path: str, option: str, directory: str | None = None) -> str:
         os.unlink(tmp)
         raise
     return tmp
+
+
+def _clean_spools(directory: str) -> None:
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith("nlgmetrics-spool-") and n.endswith(".part")]
+    except OSError:
+        return
+    for name in names:
+        m = re.match(r"nlgmetrics-spool-(\d+)-", name)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(directory, name))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 # ---------------------------------------------------------------------------------------------- outputs
@@ -235,7 +263,7 @@ def utf8_safe(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _SURROGATE.sub("\ufffd", text)
     return text
 
 

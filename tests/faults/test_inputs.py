@@ -154,7 +154,7 @@ def test_errors_inside_evaluate_name_the_file_and_line(cli, write):
     hyp = write("hyp.txt", [f"hyp {i}" for i in range(2000)])
     run = cli("evaluate", "--ref", ref, "--sys", f"a={hyp}", "--metric", "wer", "--bootstrap", "0")
     assert run.code == 2
-    assert "big_refs.jsonl:1500 has 2 references" in run.err, run.err
+    assert "big_refs.jsonl:1500: references[1499] has 2 references" in run.err, run.err
     assert "references[499]" not in run.err
     rows[1499] = {"references": []}
     ref = write("big_refs.jsonl", text="".join(json.dumps(r) + "\n" for r in rows))
@@ -205,3 +205,31 @@ def test_pipes_and_fifos_are_read_once(tmp_path):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["systems"]["a"]["bleu"]["score"] == nm.bleu(HYPS, REFS).score
     assert HYPS[2] in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+def test_a_killed_runs_stream_copy_is_removed_by_the_next(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    stale = tmp_path / "nlgmetrics-spool-999999999-abc.part"
+    stale.write_text("left by a killed run")
+    fifo = tmp_path / "fifo"
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    os.mkfifo(fifo)
+    import threading
+
+    writer = threading.Thread(target=lambda: fifo.write_text("".join(h + "\n" for h in HYPS)))
+    writer.start()
+    ev = evaluate(Texts(REFS), {"a": str(fifo)}, ["nls"], bootstrap=0, test=None)
+    writer.join()
+    assert ev.scores["nls"]["a"].score == nm.nls(HYPS, REFS).score
+    assert not stale.exists()
+
+
+def test_sets_are_refused():
+    """Item 2 (fixed before, replayed here): a set of predictions would be paired at random."""
+    with pytest.raises(InvalidInputError, match="unordered container"):
+        nm.nls(set(HYPS), REFS)
+    with pytest.raises(InvalidInputError, match=r"systems\['a'\]: expected a file path or a list .*, got set"):
+        evaluate(Texts(REFS), {"a": set(HYPS)}, ["nls"], bootstrap=0, test=None)

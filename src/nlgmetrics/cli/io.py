@@ -158,6 +158,8 @@ def read_jsonl(
             obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise CLIInputError(f"{where}: invalid JSON at column {e.colno}: {e.msg}") from None
+        except RecursionError:
+            raise CLIInputError(f"{where}: the JSON is nested too deeply to read") from None
         if not isinstance(obj, dict):
             raise CLIInputError(f"{where}: expected a JSON object, got {_type_name(obj)}")
         for col, (names, field_option), conv in zip(columns, fields, convert, strict=True):
@@ -186,6 +188,8 @@ def read_docvqa(
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise CLIInputError(f"{name}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise CLIInputError(f"{name}: the JSON is nested too deeply to read") from None
     if not isinstance(data, list):
         raise CLIInputError(
             f"{name}: expected the DocVQA layout, a JSON list of objects with {pred_field!r} and {ref_field!r}; "

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import __version__
-from ..errors import NlgMetricsError
+from .._inputs import relocate
+from ..errors import InvalidInputError, NlgMetricsError
 from .io import (
     DOCVQA_FIELDS,
     CLIInputError,
@@ -70,6 +71,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="nlgmetrics",
         description="Score generated text against references, with the numbers of the reference tools.",
         epilog="Run 'nlgmetrics <metric> --help' for a metric's options.",
+        allow_abbrev=False,  # `--subst 2` must not silently mean --substitution-cost 2
     )
     parser.help_hint = f"nlgmetrics {only}" if only else ""
     parser.add_argument("--version", action="version", version=f"nlgmetrics {__version__}")
@@ -80,6 +82,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             help=command.help,
             description=command.help,
             epilog=_EPILOG,
+            allow_abbrev=False,
         )
         if only is None or only == name:
             if getattr(command, "standalone", False):  # a subcommand with its own arguments (evaluate)
@@ -176,6 +179,13 @@ def load_sources(args: argparse.Namespace, command: Command, n: int) -> list[str
 
 def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], list[Any]]:
     """Predictions and per-segment references, read from the files named on the command line."""
+    pred, refs = load_columns(args, command)
+    return pred.values, _combine(command, refs)
+
+
+def load_columns(args: argparse.Namespace, command: Command) -> tuple[Column, list[Column]]:
+    """The predictions column and the reference columns (one per file), each able to name segment ``i``'s file
+    and line."""
     pred_conv = None if command.structured else check_text
     ref_conv = None if command.structured else check_references
     pred_names = [args.pred_field] if args.pred_field else [PRED_FIELD]
@@ -215,7 +225,7 @@ def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], 
             raise CLIInputError(f"{pred.label} has {n} lines but {column.label} has {len(column)}")
     if n == 0:
         raise CLIInputError(f"{pred.label} is empty: there is nothing to score")
-    return pred.values, _combine(command, refs)
+    return pred, refs
 
 
 def _combine(command: Command, columns: list[Column]) -> list[Any]:
@@ -298,10 +308,16 @@ def run(args: argparse.Namespace) -> int:
             options[opt.name] = tuple(value) if isinstance(value, list) else value
     # the config first: a bad option fails before any file is read
     config = command.configure(getattr(args, "preset", None), options)
-    predictions, references = load_inputs(args, command)
+    pred, ref_columns = load_columns(args, command)
+    predictions, references = pred.values, _combine(command, ref_columns)
     sources = load_sources(args, command, len(predictions))
     extra = {} if sources is None else {"sources": sources}
-    out = command.compute(predictions, references, config, args.per_segment, **extra)
+    try:
+        out = command.compute(predictions, references, config, args.per_segment, **extra)
+    except InvalidInputError as err:
+        # the kernel names predictions[i]: name the file and the line instead
+        where = {"predictions": pred.locate, "references": ref_columns[0].locate if len(ref_columns) == 1 else None}
+        raise InvalidInputError(relocate(str(err), where)) from None
     text = (format_json if args.json else format_human)(command, out, args.per_segment)
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -19,7 +19,6 @@ import dataclasses
 import json
 import multiprocessing
 import os
-import re
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
+from .._inputs import relocate
 from .._store import EntryError, Store, parse_size
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
@@ -235,26 +235,19 @@ def _source_column(sources: Any, field: str | None) -> Source:
     return open_source(sources, field=field or ("source" if is_jsonl else None), option="sources")
 
 
-_CHUNK_INDEX = re.compile(r"^(predictions|references|sources)\[(\d+)\](?:\[\d+\])?")
-
-
 def _locate_error(message: str, offset: int, refs: Sequence[Source], srcs: Sequence[Source], system: Source) -> str:
     """A kernel's message about ``predictions[i]`` of a chunk, rewritten to name the file and the line (or the
     list and the index) of the whole input."""
-    m = _CHUNK_INDEX.match(message)
-    if m is None:
-        return message
-    index = offset + int(m.group(2))
-    kind = m.group(1)
-    if kind == "predictions":
-        where = system.locate(index)
-    elif kind == "sources" and srcs:
-        where = srcs[0].locate(index)
-    elif len(refs) == 1:
-        where = refs[0].locate(index)
-    else:
-        where = f"segment {index + 1} of {', '.join(r.name for r in refs)}"
-    return f"{where}{message[m.end() :]}"
+
+    def many(index: int) -> str:
+        return f"segment {index + 1} of {', '.join(r.name for r in refs)}"
+
+    where = {
+        "predictions": system.locate,
+        "references": refs[0].locate if len(refs) == 1 else many,
+        "sources": srcs[0].locate if srcs else None,
+    }
+    return relocate(message, where, offset)
 
 
 def _check_value(value: Any, source: Source, index: int, *, reference: bool) -> None:
@@ -379,7 +372,7 @@ def evaluate(
 
     def add(key: tuple[str, str], cols: dict[str, np.ndarray]) -> None:
         batch = StatsBatch(families[key[0]].stats_cls, cols)
-        totals[key] = totals[key] + batch.exact_total()
+        totals[key] = _add_exact(totals[key], batch.exact_total())
         if need_segments:
             chunks[key].append(cols)
         writer = writers.get(key)
@@ -614,7 +607,7 @@ class _StatsCache:
                     if a.shape != (n_rows, *want.shape[1:]) or (want.dtype.kind == "f" and a.dtype != want.dtype):
                         raise EntryError(f"column {f!r} has shape {a.shape} and dtype {a.dtype}")
                     cols[f] = a.astype(want.dtype, copy=False)
-                total = total + StatsBatch(family.stats_cls, cols).exact_total()
+                total = _add_exact(total, StatsBatch(family.stats_cls, cols).exact_total())
                 if keep:
                     kept.append(cols)
             for _ in arrays:  # the payload digest is checked at the end
@@ -665,6 +658,17 @@ class _CacheWrite:
 
     def abort(self) -> None:
         self.writer.abort()
+
+
+def _add_exact(total: Any, part: Any) -> Any:
+    """``total + part`` for exact totals (:meth:`StatsBatch.exact_total`). The running total starts as the
+    family's zero, whose float fields are floats: ``0.0 + Fraction`` would round to a float, so the first part
+    replaces the zero instead of being added to it."""
+    return part if total == type(total).zero(**_sizes(total)) else total + part
+
+
+def _sizes(stats: Any) -> dict[str, int]:
+    return {f: len(getattr(stats, f)) for f in type(stats).tuple_fields if isinstance(getattr(stats, f), tuple)}
 
 
 def _digest(source: Source) -> tuple[str, int]:

@@ -101,6 +101,8 @@ class JsonlField(Source):
                 obj = json.loads(line)
             except json.JSONDecodeError as err:
                 raise InvalidInputError(f"{where}: not valid JSON ({err.msg})") from None
+            except RecursionError:
+                raise InvalidInputError(f"{where}: the JSON is nested too deeply to read") from None
             if not isinstance(obj, dict) or self.field not in obj:
                 raise InvalidInputError(f"{where}: no field {self.field!r}")
             value = obj[self.field]
