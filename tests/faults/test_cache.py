@@ -37,12 +37,12 @@ def files(tmp_path):
     }
 
 
-def run(files, systems=("a", "b"), **kw):
+def run(files, systems=("a", "b"), metrics=METRICS, **kw):
     from nlgmetrics.metrics import bleu
 
     bleu._CACHE.clear()  # a new process: only the disk can help
     kw = {"chunk_size": 16, "bootstrap": 0, "test": None, "cache_dir": files["cache"], **kw}
-    return evaluate([files["ref"]], {s: files[s] for s in systems}, METRICS, **kw)
+    return evaluate([files["ref"]], {s: files[s] for s in systems}, metrics, **kw)
 
 
 def scores(ev):
@@ -280,3 +280,48 @@ def test_a_run_writes_less_than_its_input(tmp_path):
     written = sum(p.stat().st_size for p in cache.iterdir())
     size_in = os.path.getsize(ref) + os.path.getsize(hyp)
     assert written < 1.0 * size_in, (written, size_in)
+
+
+@pytest.mark.parametrize("metric", ["nist", "cider"])
+def test_carried_columns_round_trip_as_data(files, metric):
+    """NIST's n-gram tables and CIDEr's records are stored as bytes records under the entry's digest (never an
+    object array, never a pickle) and come back exactly: scores, intervals, paired tests and the per-segment
+    scores of a report are the same from the cache, across chunk sizes that split the corpus unevenly."""
+    kw = {"bootstrap": 20, "seed": 7, "baseline": "a", "test": "bs", "paired_samples": 20, "keep_segments": True}
+    plain = evaluate([files["ref"]], {"a": files["a"], "b": files["b"]}, [metric], chunk_size=16, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first = run(files, metrics=[metric], **kw)
+        second = run(files, metrics=[metric], **kw)  # every statistic from the cache
+    assert plain.to_json() == first.to_json() == second.to_json()
+    assert plain.segment_scores == second.segment_scores
+    stats = entries(files["cache"], "stats")
+    assert stats
+    for path in stats:  # data only: every record is a numeric .npy array, never an object array
+        raw = Path(path).read_bytes()
+        assert b"\x80\x04" not in raw[:64] and b"'O'" not in raw
+    # an edited carried record is refused and rebuilt, never trusted
+    for path in stats:
+        data = bytearray(Path(path).read_bytes())
+        data[len(data) // 3] ^= 0xFF
+        Path(path).write_bytes(bytes(data))
+    with pytest.warns(UserWarning, match="failed verification"):
+        assert run(files, metrics=[metric], **kw).to_json() == plain.to_json()
+
+
+def test_carried_columns_through_the_cli_cache(files, tmp_path):
+    """The same through ``nlgmetrics evaluate --cache``: nist and cider computed, then read back, unchanged."""
+    import json
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "nlgmetrics", "evaluate", "--ref", files["ref"], "--sys", f"a={files['a']}"]
+    cmd += ["--sys", f"b={files['b']}", "--metric", "nist", "--metric", "cider", "--bootstrap", "10"]
+    cmd += ["--baseline", "a", "--paired-samples", "10", "--json", "--quiet", "--chunk-size", "16"]
+    plain = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    cached = [*cmd, "--cache", files["cache"]]
+    first = subprocess.run(cached, capture_output=True, text=True, check=True)
+    second = subprocess.run(cached, capture_output=True, text=True, check=True)
+    assert "warning" not in (first.stderr + second.stderr).lower()
+    assert json.loads(plain.stdout) == json.loads(first.stdout) == json.loads(second.stdout)
+    assert entries(files["cache"], "stats")

@@ -55,6 +55,17 @@ NAN, INF = math.nan, math.inf
         (lambda: nm.bootstrap_ci(["a b"], ["a b"], confidence=NAN), "confidence must be a number between 0 and 1"),
         (lambda: evaluate(Texts(["a"]), {"s": ["a"]}, ["chrf:beta=NaN"]), "beta must be a finite number, got nan"),
         (lambda: evaluate(Texts(["a"]), {"s": ["a"]}, ["bleu:weights=0/0/0/0"]), "weights must not all be 0"),
+        # the families added later follow the same rules
+        (lambda: nm.nist(P, R, max_order=10**12), "max_order must be <= 100"),
+        (lambda: nm.gleu(P, R, max_len=10**12), "max_len must be <= 100"),
+        (lambda: nm.cider(P, R, n=10**9), "n must be <= 100"),
+        (lambda: nm.cider(P, R, scale=-1.0), "scale must be > 0"),
+        (lambda: nm.cider(P, R, sigma=NAN), "sigma must be a finite number"),
+        (lambda: nm.meteor(P, R, beta=INF), "beta must be a finite number"),
+        (lambda: nm.ribes(P, R, alpha=1e300), "alpha must be <= "),
+        (lambda: nm.eed(P, R, rho=NAN), "rho must be a finite number"),
+        (lambda: nm.squad(P, [[r] for r in R], preset="squad-v2", na_prob_thresh=-1.0), "na_prob_thresh must be >= 0"),
+        (lambda: evaluate(Texts(["a"]), {"s": ["a"]}, ["nist:max_order=NaN"]), "max_order"),
     ],
 )
 def test_numeric_options_name_themselves(call, message):
@@ -87,6 +98,9 @@ def _words(n, seed):
         (lambda a, b: nm.nls(["ok", a * 30], ["ok", b * 30]), "nls"),
         (lambda a, b: nm.anls(["ok", a * 30], [["ok"], ["x", b * 30]]), "anls"),
         (lambda a, b: nm.edit_distance(["ok", a * 30], ["ok", b * 30]), "edit_distance"),
+        (lambda a, b: nm.mer(["ok", a * 80], ["ok", b * 80]), "wer"),
+        (lambda a, b: nm.eed(["ok", a * 3], ["ok", b * 3]), "eed"),
+        (lambda a, b: nm.character(["ok", a], ["ok", b]), "character"),
     ],
 )
 def test_quadratic_kernels_refuse_what_would_run_for_minutes(call, metric):

@@ -133,7 +133,8 @@ def test_compute_with_no_data_warns_and_returns_zero_in_every_class(name):
     with pytest.warns(UserWarning, match=r"compute\(\) was called before any segment was added"):
         result = metric.compute()
     values = result.score.values() if isinstance(result.score, dict) else [result.score]
-    assert all(v == 0 for v in values)
+    # 0 everywhere but WIP, whose formula gives 1 on empty statistics (nothing to lose: all information kept)
+    assert all(v == (1.0 if name == "wip" else 0) for v in values)
     metric.update(PREDS[:2], REFS[:2])
     metric.reset()
     with pytest.warns(UserWarning, match="before any segment"):

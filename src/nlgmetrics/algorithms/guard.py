@@ -1,6 +1,6 @@
 """A guard on the cost of the quadratic kernels: refuse, before it starts, a pair that would run for minutes.
 
-TER's shift search, the edit distances (WER, CER, NLS, ANLS, edit distance), the LCS of ROUGE-L/Lsum/W and
+TER's and CharacTER's shift search, the edit distances (WER, CER, MER/WIL/WIP, NLS, ANLS, EED, edit distance), the LCS of ROUGE-L/Lsum/W and
 ROUGE-S's unlimited skip bigrams take time in proportion to the product of the two lengths (the *cells* of the
 alignment table). Before a kernel runs, :func:`check_pairs` estimates the seconds of its most expensive pair from
 that product and a pessimistic rate per cell (:data:`RATES`, measured on one core of a busy 2-core machine) and,
@@ -40,6 +40,9 @@ RATES: dict[str, tuple[str, str, float]] = {
     # ROUGE-W: per sentence pair, the rate grows with the shorter sentence (see weighted_rate)
     "weighted-lcs": ("token", "weighted LCS of one sentence pair", 2.5e-6),
     "skip-bigrams": ("token", "skip bigrams at any distance", 1e-6),
+    "eed": ("character", "extended edit distance", 1e-7),  # 17,000 × 17,000 characters: 30 s
+    "eed-python": ("character", "extended edit distance (pure Python, no compiled kernel)", 2e-6),
+    "character": ("word", "CharacTER's shift search", 3e-5),  # 1,000 × 1,000 words: 30 s
 }
 
 

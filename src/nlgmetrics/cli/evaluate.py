@@ -38,6 +38,13 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _command_line(args: argparse.Namespace) -> str:
+    """The command line as typed (for the report's provenance block)."""
+    import shlex
+
+    return shlex.join(["nlgmetrics", *getattr(args, "argv", sys.argv[1:])])
+
+
 @dataclasses.dataclass(frozen=True)
 class EvaluateCommand(Command):
     """The ``evaluate`` subcommand: it has its own arguments and its own output."""
@@ -178,6 +185,15 @@ class EvaluateCommand(Command):
         if output:
             write_text(output, text + "\n", "--output")
         if report:
-            write_report(ev, report, ref_sources, sys_sources, worst=worst, ref_field=ref_field, pred_field=pred_field)
+            write_report(
+                ev,
+                report,
+                ref_sources,
+                sys_sources,
+                worst=worst,
+                ref_field=ref_field,
+                pred_field=pred_field,
+                command=_command_line(args),
+            )
         sys.stdout.write(utf8_safe(text + "\n" if args.json else ev.table() + "\n"))
         return 0

@@ -9,7 +9,8 @@ per-segment statistics, so no metric is computed twice.
 
 Memory: the texts are streamed. What is kept per system and metric is the running sum of the statistics and,
 when confidence intervals, significance, a report or per-segment scores are asked for, the per-segment
-statistics as numpy columns (a few numbers per segment, never text).
+statistics as numpy columns (a few numbers per segment, never text; CIDEr, whose document frequencies need the
+whole corpus, keeps each segment's tokenized captions).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -30,7 +32,7 @@ from .._inputs import relocate
 from .._store import EntryError, Store, parse_size
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
-from ..stats import StatsBatch
+from ..stats import CarriedColumn, StatsBatch
 from .sources import Memory, Source, chunked_rows, open_source
 from .spec import MetricSpec, parse_metrics
 
@@ -83,6 +85,8 @@ class Evaluation:
     baseline: str | None
     settings: dict[str, Any]
     segment_scores: dict[str, dict[str, tuple[float, ...]]] = dataclasses.field(default_factory=dict)
+    #: The signature of the settings the per-segment scores used (``Family.segment_config``), per column.
+    segment_signatures: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -108,20 +112,38 @@ class Evaluation:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=kwargs.pop("indent", 2), **kwargs)
 
     def table(self) -> str:
-        """A plain-text table: systems × metrics, with ``± ci`` and, against the baseline, the p-value
-        (``*`` marks p < 0.05)."""
-        header = ["system", *[m.label for m in self.metrics]]
+        """A plain-text table: systems × metrics, with ``± ci`` and, against the baseline, the difference with
+        its direction (``better``/``worse``, whatever the p-value) and the p-value (``*`` marks p < 0.05)."""
+        header = ["system", *[f"{m.label} {_arrow(m)}".rstrip() for m in self.metrics]]
         rows = []
         for s in self.systems:
             row = [s + (" (baseline)" if s == self.baseline else "")]
             for m in self.metrics:
-                row.append(format_cell(self.scores[m.label][s]))
+                row.append(format_cell(self.scores[m.label][s], m.spec.family().higher_is_better))
             rows.append(row)
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False))]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)).rstrip()]
         lines.append("  ".join("-" * w for w in widths))
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows]
-        return "\n".join(lines)
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
+        notes = []
+        up = [m.label for m in self.metrics if m.spec.family().higher_is_better is True]
+        down = [m.label for m in self.metrics if m.spec.family().higher_is_better is False]
+        if up:
+            notes.append(f"higher is better (↑): {', '.join(up)}")
+        if down:
+            notes.append(f"lower is better (↓): {', '.join(down)}")
+        if self.baseline is not None and any(
+            self.scores[m.label][s].paired for m in self.metrics for s in self.systems
+        ):
+            notes.append(
+                f"vs {self.baseline}: the difference, 'better' or 'worse' by the metric's direction; "
+                "p from the paired test, * p < 0.05"
+            )
+        return "\n".join([*lines, "", *notes]) if notes else "\n".join(lines)
+
+
+def _arrow(column: Column) -> str:
+    return {True: "↑", False: "↓"}.get(column.spec.family().higher_is_better, "")
 
 
 def _digits(value: Any) -> int:
@@ -132,15 +154,38 @@ def _fmt(value: Any, digits: int) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
-def format_cell(cell: SystemScore) -> str:
-    """``score ± ci (p=…)``: the interval with the score's precision; ``*`` marks p < 0.05."""
+def signed(value: float, digits: int) -> str:
+    """``value`` with its sign and ``digits`` decimals, or two significant digits where those decimals would
+    show a non-zero difference as ``+0.00``."""
+    text = f"{value:+.{digits}f}"
+    if value and float(text) == 0:
+        text = f"{value:+.2g}"
+    return text
+
+
+def verdict(difference: float, higher_is_better: bool | None) -> str:
+    """``"better"``, ``"worse"`` or ``"same"``: the direction of a difference against the baseline, by the
+    metric's direction (``""`` when the metric has none). Significance is a separate question."""
+    if higher_is_better is None or difference != difference:
+        return ""
+    if difference == 0:
+        return "same"
+    return "better" if (difference > 0) == higher_is_better else "worse"
+
+
+def format_cell(cell: SystemScore, higher_is_better: bool | None = None) -> str:
+    """``score ± ci (Δ d better|worse, p=…)``: the interval with the score's precision; the difference against
+    the baseline says by its sign *and* in words whether the system is better or worse (``higher_is_better``
+    gives the metric's direction); ``*`` marks p < 0.05."""
     digits = _digits(cell.score)
     text = _fmt(cell.score, digits)
     if cell.ci is not None:
         text += f" ± {_fmt(cell.ci['ci'], digits)}"
     if cell.paired is not None:
         p = cell.paired["p_value"]
-        text += f" (p={p:.4f}{'*' if p < 0.05 else ''})"
+        diff = float(cell.paired["difference"])
+        word = verdict(diff, higher_is_better)
+        text += f" (Δ {signed(diff, digits)}{' ' + word if word else ''}, p={p:.4f}{'*' if p < 0.05 else ''})"
     return text
 
 
@@ -158,10 +203,26 @@ def _config(spec: MetricSpec) -> Any:
 
 def _stats_task(
     spec: MetricSpec, predictions: list[Any], references: list[Any], sources: list[Any] | None = None
-) -> dict[str, np.ndarray]:
-    """Per-segment statistics of one chunk of one system (runs in a worker process)."""
-    batch = spec.family().batch_stats(predictions, references, _config(spec), sources=sources)
-    return batch.columns
+) -> tuple[dict[str, np.ndarray], list[tuple[type[Warning], str]]]:
+    """Per-segment statistics of one chunk of one system (runs in a worker process), and the warnings it raised:
+    they are given back to be raised again in the main process (a worker would print them raw, pointing at the
+    executor's code, past the command line's one-line format)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        batch = spec.family().batch_stats(predictions, references, _config(spec), sources=sources)
+    return batch.columns, [(w.category, str(w.message)) for w in caught]
+
+
+def _warn_again(caught: Sequence[tuple[type[Warning], str]]) -> None:
+    for category, message in caught:
+        if category is UserWarning:
+            warn(message)  # attributed to the caller of evaluate()
+        else:
+            warnings.warn(message, category, stacklevel=4)
+
+
+#: Segments per call of an in-process (model) family: the progress bar advances after each.
+_IN_PROCESS_PIECE = 128
 
 
 class _Inline:
@@ -385,10 +446,11 @@ def evaluate(
         while pending and (block or pending[0][2].done() or len(pending) > limit):
             key, offset, fut = pending.popleft()
             try:
-                cols = fut.result()
+                cols, caught = fut.result()
             except InvalidInputError as err:
                 where = _locate_error(str(err), offset, ref_sources, src_sources, sources_of[key[1]])
                 raise InvalidInputError(f"{key[0]} on system {key[1]!r}: {where}") from None
+            _warn_again(caught)
             add(key, cols)
 
     sources_of = dict(zip(names, sys_sources, strict=True))
@@ -429,15 +491,28 @@ def evaluate(
                 for spec in specs:
                     if (spec.label, name) in cached:
                         continue
-                    executor = inline if spec.name in IN_PROCESS else pool
                     task_sources = srcs_chunk if families[spec.label].uses_sources else None
-                    pending.append(
-                        (
-                            (spec.label, name),
-                            n_segments,
-                            executor.submit(_stats_task, spec, preds, refs_chunk, task_sources),
+                    if spec.name not in IN_PROCESS:
+                        pending.append(
+                            (
+                                (spec.label, name),
+                                n_segments,
+                                pool.submit(_stats_task, spec, preds, refs_chunk, task_sources),
+                            )
                         )
-                    )
+                        continue
+                    # a model family runs here, in pieces, so that the progress bar moves while it works
+                    for lo in range(0, len(preds), _IN_PROCESS_PIECE):
+                        hi = lo + _IN_PROCESS_PIECE
+                        piece_sources = None if task_sources is None else task_sources[lo:hi]
+                        pending.append(
+                            (
+                                (spec.label, name),
+                                n_segments + lo,
+                                inline.submit(_stats_task, spec, preds[lo:hi], refs_chunk[lo:hi], piece_sources),
+                            )
+                        )
+                        collect(block=False)
             n_segments += len(rows)
             collect(block=False)
         collect(block=True)
@@ -471,6 +546,7 @@ def evaluate(
     scores: dict[str, dict[str, SystemScore]] = {}
     segment_scores: dict[str, dict[str, tuple[float, ...]]] = {}
     signatures: dict[str, str] = {}
+    segment_signatures: dict[str, str] = {}
     columns_of: dict[str, list[tuple[str, str | None]]] = {}
     for spec in specs:
         fam, cfg = families[spec.label], configs[spec.label]
@@ -505,7 +581,15 @@ def evaluate(
                     value = value[select]
                 scores.setdefault(column, {})[name] = SystemScore(score=value, result=d, ci=ci, paired=paired)
                 if keep_segments:
-                    per = fam.segment_scores(batches[key], cfg)
+                    # per-segment scores with the family's per-segment settings (BLEU: sentence_bleu's), from
+                    # the same statistics
+                    seg_cfg = fam.segment_config(cfg)
+                    if column not in segment_signatures:
+                        same = seg_cfg == cfg
+                        segment_signatures[column] = (
+                            result.signature if same else fam.finalize(totals[key], seg_cfg).signature
+                        )
+                    per = fam.segment_scores(batches[key], seg_cfg)
                     segment_scores.setdefault(column, {})[name] = tuple(_segment_value(v, select) for v in per)
     settings = {
         "bootstrap": bootstrap,
@@ -527,6 +611,7 @@ def evaluate(
         baseline=baseline,
         settings=settings,
         segment_scores=segment_scores,
+        segment_signatures=segment_signatures,
     )
 
 
@@ -569,41 +654,51 @@ class _StatsCache:
 
     def load(
         self, spec: MetricSpec, name: str, family: Any, config: Any, keep: bool
-    ) -> tuple[Any, list[dict[str, np.ndarray]], int] | None:
+    ) -> tuple[Any, list[dict[str, Any]], int] | None:
         """``(exact total, chunks (when ``keep``), segments)`` of a verified entry, or ``None``."""
         key = self.keys[(spec.label, name)]
         template = self._fields(family, config)
         fields = sorted(template)
+        carried = family.stats_cls.carried_fields
         expected = self.expected[name]
         if expected is None:
             return None
         try:
-            n_chunks = -(-expected // self.chunk_size)
             max_rows = min(self.chunk_size, expected)
-            widths = max((int(np.prod(v.shape[1:], dtype=np.int64)) for v in template.values()), default=1)
-            entry = self.store.read("stats", key, max_record=max_rows * max(widths, 1) * 8 + 4096)
+            widths = max(
+                (int(np.prod(v.shape[1:], dtype=np.int64)) for v in template.values() if isinstance(v, np.ndarray)),
+                default=1,
+            )
+            max_record = max_rows * max(widths, 1) * 8 + 4096
+            if carried:  # the bytes of tables or records: as large as the chunk's text, and more
+                max_record = max(max_record, _MAX_CARRIED_RECORD)
+            entry = self.store.read("stats", key, max_record=max_record)
             if entry is None:
                 return None
             meta = entry.meta
             rows = meta.get("chunks")
+            # chunks of chunk_size rows, or smaller pieces (a model family is scored in pieces)
             if (
                 meta.get("segments") != expected
                 or meta.get("fields") != fields
                 or not isinstance(rows, list)
-                or len(rows) != n_chunks
-                or [*rows] != [min(self.chunk_size, expected - i * self.chunk_size) for i in range(n_chunks)]
-                or entry.manifest.get("records") != n_chunks * len(fields)
+                or not all(isinstance(r, int) and not isinstance(r, bool) and 0 < r <= max_rows for r in rows)
+                or sum(rows) != expected
+                or entry.manifest.get("records") != len(rows) * len(fields)
             ):
                 entry.close()
                 raise EntryError("its segment or chunk counts do not match the inputs")
             total = family.zero(config)
-            kept: list[dict[str, np.ndarray]] = []
+            kept: list[dict[str, Any]] = []
             arrays = entry.arrays()
             for n_rows in rows:
-                cols: dict[str, np.ndarray] = {}
+                cols: dict[str, Any] = {}
                 for f in fields:
                     a = next(arrays)
                     want = template[f]
+                    if f in carried:
+                        cols[f] = _carried_column(carried[f], a, n_rows, f)
+                        continue
                     if a.shape != (n_rows, *want.shape[1:]) or (want.dtype.kind == "f" and a.dtype != want.dtype):
                         raise EntryError(f"column {f!r} has shape {a.shape} and dtype {a.dtype}")
                     cols[f] = a.astype(want.dtype, copy=False)
@@ -627,12 +722,17 @@ class _StatsCache:
             return None
         return _CacheWrite(writer, sorted(self._fields(family, config)))
 
-    def append(self, pending: _CacheWrite, cols: Mapping[str, np.ndarray]) -> bool:
+    def append(self, pending: _CacheWrite, cols: Mapping[str, Any]) -> bool:
         """Write one chunk's columns out (so they need not be held); ``False`` when the entry had to be given
-        up."""
+        up. Carried columns (NIST's tables, CIDEr's records) are written as their bytes (a uint8 array), data
+        covered by the entry's digest like every other record: never an object array, never a pickle."""
         try:
             for f in pending.fields:
-                pending.writer.add(cols[f], compact=True)
+                v = cols[f]
+                if isinstance(v, CarriedColumn):
+                    pending.writer.add(np.frombuffer(v.to_bytes(), dtype=np.uint8))
+                else:
+                    pending.writer.add(v, compact=True)
         except OSError as err:
             pending.abort()
             warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
@@ -646,6 +746,23 @@ class _StatsCache:
             pending.writer.commit(meta)
         except OSError as err:
             warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
+
+
+#: The largest record of carried bytes a cache entry may hold (a bound on what one read allocates).
+_MAX_CARRIED_RECORD = 1 << 30
+
+
+def _carried_column(kind: Any, array: np.ndarray, n_rows: int, field: str) -> CarriedColumn:
+    """A carried column from its stored bytes: exactly ``n_rows`` values, or :class:`EntryError`."""
+    if array.dtype != np.uint8 or array.ndim != 1:
+        raise EntryError(f"column {field!r} has shape {array.shape} and dtype {array.dtype}, not bytes")
+    try:
+        column = CarriedColumn.from_bytes(kind, array.tobytes())
+    except Exception as err:  # whatever the decoder raises on bytes it did not write: rebuild, never trust
+        raise EntryError(f"column {field!r} cannot be decoded ({type(err).__name__})") from None
+    if len(column) != n_rows:
+        raise EntryError(f"column {field!r} holds {len(column)} values for {n_rows} segments")
+    return column
 
 
 @dataclasses.dataclass

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import InvalidInputError, warn
 from ..metrics.base import Family, Result
-from ..stats import Stats, StatsBatch
+from ..stats import CarriedColumn, Stats, StatsBatch, checked_carried
 
 __all__ = ["Metric"]
 
@@ -36,7 +36,7 @@ class Metric(Generic[C, S, R]):
     threads still score in parallel where the kernel releases the GIL), and no update is ever lost.
 
     ``compute()`` before any segment was added (after construction or ``reset()``) warns and returns the
-    formula on empty statistics, a score of 0, for every metric alike.
+    formula on empty statistics (a score of 0; WIP's formula gives 1), for every metric alike.
     """
 
     family: ClassVar[Family[Any, Any, Any]]
@@ -97,7 +97,7 @@ class Metric(Generic[C, S, R]):
         if count == 0:
             warn(
                 f"{type(self).__name__}.compute() was called before any segment was added (no update() since "
-                "construction or reset()): the score of no data is 0"
+                "construction or reset()): the score is that of empty statistics"
             )
         batch = None
         if self.keep_segments:
@@ -204,10 +204,17 @@ class Metric(Generic[C, S, R]):
         if not isinstance(columns, dict) or set(columns) != set(template):
             raise InvalidInputError(f"state['segments'] must hold the columns {sorted(template)}")
         stats_cls = self.family.stats_cls
-        cols: dict[str, np.ndarray] = {}
+        cols: dict[str, Any] = {}
         for k, v in columns.items():
             empty = template[k]
             where = f"state['segments'][{k!r}]"
+            if isinstance(empty, CarriedColumn):  # NIST's tables, CIDEr's records: each checked as it is read
+                if not isinstance(v, list):
+                    raise InvalidInputError(f"{where} must be a list, one value per segment")
+                cols[k] = CarriedColumn(
+                    empty.kind, [checked_carried(empty.kind, x, f"{where}[{i}]") for i, x in enumerate(v)]
+                )
+                continue
             try:
                 arr = np.asarray(v, dtype=np.float64)
             except (TypeError, ValueError):
