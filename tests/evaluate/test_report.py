@@ -179,7 +179,9 @@ def test_equal_scores_read_as_the_same():
     refs = ["a b c d", "e f g h", "i j k l", "m n o p"]
     a = ["a b c d", "e f g x", "i j k l", "m n o p"]
     b = ["a b c d", "e f g h", "i j k x", "m n o p"]  # one error each: no significant difference
-    ev = evaluate(Texts(refs), {"a": a, "b": b}, ["wer"], baseline="a", bootstrap=20, paired_samples=20, keep_segments=True)
+    ev = evaluate(
+        Texts(refs), {"a": a, "b": b}, ["wer"], baseline="a", bootstrap=20, paired_samples=20, keep_segments=True
+    )
     page = render_report(ev, Texts(refs), {"a": a, "b": b}, date=DATE)
     cell = re.search(r"<td class='num delta (\w*)'[^>]*>([^<]*)<", page)
     assert cell is not None
@@ -199,7 +201,9 @@ def test_histograms_share_their_axes_within_a_metric_and_systems_are_plotted_wit
     systems = {
         f"s{k}": [" ".join(w if rng.random() > 0.1 * k else "z" for w in r.split()) for r in refs] for k in range(4)
     }
-    ev = evaluate(Texts(refs), systems, ["ter", "chrf"], baseline="s0", bootstrap=30, paired_samples=30, keep_segments=True)
+    ev = evaluate(
+        Texts(refs), systems, ["ter", "chrf"], baseline="s0", bootstrap=30, paired_samples=30, keep_segments=True
+    )
     page = render_report(ev, Texts(refs), systems, date=DATE)
     svgs = _svgs(page)
     plots, hists = svgs[:2], svgs[2:]

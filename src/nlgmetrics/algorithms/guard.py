@@ -1,10 +1,11 @@
 """A guard on the cost of the quadratic kernels: refuse, before it starts, a pair that would run for minutes.
 
-TER's and CharacTER's shift search, the edit distances (WER, CER, MER/WIL/WIP, NLS, ANLS, EED, edit distance), the LCS of ROUGE-L/Lsum/W and
-ROUGE-S's unlimited skip bigrams take time in proportion to the product of the two lengths (the *cells* of the
-alignment table). Before a kernel runs, :func:`check_pairs` estimates the seconds of its most expensive pair from
-that product and a pessimistic rate per cell (:data:`RATES`, measured on one core of a busy 2-core machine) and,
-beyond the limit, raises :class:`InputTooLongError` with the estimate, instead of running for minutes or hours.
+TER's and CharacTER's shift search, the edit distances (WER, CER, MER/WIL/WIP, NLS, ANLS, EED, edit distance), the
+LCS of ROUGE-L/Lsum/W and ROUGE-S's unlimited skip bigrams take time in proportion to the product of the two lengths
+(the *cells* of the alignment table). Before a kernel runs, :func:`check_pairs` estimates the seconds of its most
+expensive pair from that product and a pessimistic rate per cell (:data:`RATES`, measured on one core of a busy
+2-core machine) and, beyond the limit, raises :class:`InputTooLongError` with the estimate, instead of running for
+minutes or hours.
 
 The limit is :data:`DEFAULT_SECONDS` (30 s for one pair). To go ahead anyway:
 

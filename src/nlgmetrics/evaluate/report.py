@@ -473,7 +473,7 @@ def _worst_html(
             key = np.where(np.isnan(seg), -np.inf, seg if meta.higher_is_better is not False else -seg)
             order = np.argsort(key, kind="stable")[:worst]
             idx = sorted(int(i) for i in order)
-            preds = dict(iter_lines(open_source(systems[s], field=pred_field, option=f'--sys {s}'), idx))
+            preds = dict(iter_lines(open_source(systems[s], field=pred_field, option=f"--sys {s}"), idx))
             refs: dict[int, list[str]] = {i: [] for i in idx}
             for src in ref_sources:
                 for i, v in iter_lines(src, idx):
