@@ -7,7 +7,8 @@ references, the index inside the segment's list).
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterable, KeysView, Sequence, ValuesView
+import re
+from collections.abc import Callable, ItemsView, Iterable, KeysView, Mapping, Sequence, ValuesView
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -17,7 +18,15 @@ from .errors import InvalidInputError
 References: TypeAlias = tuple[str, ...]
 """The references of one segment, after normalisation: a non-empty tuple of strings."""
 
-__all__ = ["ReferenceSets", "References", "check_pairs", "check_predictions", "check_references", "describe"]
+__all__ = [
+    "ReferenceSets",
+    "References",
+    "check_pairs",
+    "check_predictions",
+    "check_references",
+    "describe",
+    "relocate",
+]
 
 
 def describe(value: object) -> str:
@@ -190,3 +199,21 @@ def check_pairs(
             "(references are per segment: a string or a list of strings for each prediction)"
         )
     return preds, refs
+
+
+_INDEX = re.compile(r"\b(predictions|references|sources)\[(\d+)\]")
+
+
+def relocate(message: str, where: Mapping[str, Callable[[int], str] | None], offset: int = 0) -> str:
+    """A message that starts with ``predictions[i]`` (or ``references[i]``, ``sources[i]``) of a batch, prefixed
+    with where that segment came from (``where["predictions"](offset + i)``, say ``"refs.jsonl:1500"``), and
+    with every index of the batch made an index of the whole input (``offset + i``). A message that starts with
+    no index, or whose kind has no locator, is returned unchanged."""
+    m = _INDEX.match(message)
+    if m is None:
+        return message
+    locate = where.get(m.group(1))
+    if locate is None:
+        return message
+    body = _INDEX.sub(lambda x: f"{x.group(1)}[{offset + int(x.group(2))}]", message)
+    return f"{locate(offset + int(m.group(2)))}: {body}"

@@ -219,6 +219,9 @@ class Stats:
 
     #: Fields whose values are tuples, mapped to a default length (per-order counts and the like).
     tuple_fields: ClassVar[Mapping[str, int]] = {}
+    #: Fields that may be negative (sums of similarities); every other field is a count or a sum of
+    #: non-negative scores, and a negative value is an error when loaded (:meth:`checked`).
+    signed_fields: ClassVar[frozenset[str]] = frozenset()
     #: Fields whose values are :class:`Carried` tables, mapped to their class.
     carried_fields: ClassVar[Mapping[str, type[Carried]]] = {}
 
@@ -280,8 +283,78 @@ class Stats:
         return cls(**kwargs)
 
     @classmethod
+    def checked(cls: type[S], data: Any, *, template: S, where: str = "stats") -> S:
+        """:meth:`from_dict` for data from outside (a saved state): every field present and no other, each an
+        ``int`` where the statistics count or a finite number where they sum, tuples of the template's length,
+        nothing negative outside :attr:`signed_fields`. Raises :class:`~nlgmetrics.errors.InvalidInputError`
+        naming what is wrong."""
+        from .errors import InvalidInputError
+
+        if not isinstance(data, Mapping):
+            raise InvalidInputError(f"{where} must be a mapping of {cls.__name__} fields, got {type(data).__name__}")
+        names = cls.field_names()
+        missing = [n for n in names if n not in data]
+        extra = [str(k) for k in data if k not in names]
+        if missing or extra:
+            detail = "; ".join(
+                part
+                for part in (
+                    f"missing {', '.join(missing)}" if missing else "",
+                    f"unknown {', '.join(extra)}" if extra else "",
+                )
+                if part
+            )
+            raise InvalidInputError(f"{where} does not hold the fields of {cls.__name__}: {detail}")
+        kwargs: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            expected = getattr(template, f.name)
+            value = data[f.name]
+            if f.name in cls.carried_fields:
+                kwargs[f.name] = checked_carried(cls.carried_fields[f.name], value, f"{where}[{f.name!r}]")
+            elif isinstance(expected, tuple):
+                if not isinstance(value, (list, tuple)) or len(value) != len(expected):
+                    raise InvalidInputError(
+                        f"{where}[{f.name!r}] must be a list of {len(expected)} numbers, got {value!r:.60}"
+                    )
+                kwargs[f.name] = tuple(
+                    _checked_number(v, e, f"{where}[{f.name!r}][{i}]", f.name in cls.signed_fields)
+                    for i, (v, e) in enumerate(zip(value, expected, strict=True))
+                )
+            else:
+                kwargs[f.name] = _checked_number(value, expected, f"{where}[{f.name!r}]", f.name in cls.signed_fields)
+        return cls(**kwargs)
+
+    @classmethod
     def field_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def checked_carried(kind: type[Carried], value: Any, where: str) -> Any:
+    """A :class:`Carried` value from its JSON form, with any failure to read it named."""
+    from .errors import InvalidInputError
+
+    if isinstance(value, kind):
+        return value
+    try:
+        return kind.from_json(value)
+    except Exception as err:  # a malformed table or record: say which field, whatever the kind raised
+        raise InvalidInputError(f"{where} is not a valid {kind.__name__} ({type(err).__name__}: {err})") from None
+
+
+def _checked_number(value: Any, like: Any, where: str, signed: bool) -> Any:
+    from .errors import InvalidInputError
+
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidInputError(f"{where} must be a number, got {value!r:.60}")
+    if isinstance(like, int) and not isinstance(value, (int, np.integer)):
+        if not (isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer()):
+            raise InvalidInputError(f"{where} must be a whole number (a count), got {value!r}")
+        value = int(value)
+    if not math.isfinite(value):
+        raise InvalidInputError(f"{where} must be a finite number, got {value!r}")
+    if value < 0 and not signed:
+        raise InvalidInputError(f"{where} must be >= 0 (a count or a sum of scores), got {value!r}")
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _scalar(value: Any) -> Any:

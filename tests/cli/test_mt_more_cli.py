@@ -52,7 +52,7 @@ def test_bad_input_exits_2(cli, write, files):
     blank = write("blank.txt", ["a", "   "])
     run = cli("character", "--pred", pred, "--ref", blank)
     assert run.code == 2
-    assert "reference 1 has no word" in run.err
+    assert "blank.txt:2: references[1] has no word" in run.err
     run = cli("gleu", "--pred", pred, "--ref", a, "--min-len", "3", "--max-len", "2")
     assert run.code == 2
     assert "min_len (3) is larger than max_len (2)" in run.err

@@ -8,7 +8,7 @@ import pytest
 
 import nlgmetrics as nm
 from nlgmetrics.errors import InvalidInputError, UnknownOptionError
-from nlgmetrics.evaluate import evaluate, load_config, parse_metric
+from nlgmetrics.evaluate import Texts, evaluate, load_config, parse_metric
 from nlgmetrics.metrics.catalog import get_family
 from nlgmetrics.metrics.significance import bootstrap_ci_from_stats, paired_test_from_stats
 
@@ -27,7 +27,7 @@ def write_lines(path, lines):
 
 
 def test_scores_equal_the_single_metric_functions():
-    ev = evaluate(REFS, SYSTEMS, METRICS, bootstrap=0, test=None)
+    ev = evaluate(Texts(REFS), SYSTEMS, METRICS, bootstrap=0, test=None)
     for name, preds in SYSTEMS.items():
         assert ev.scores["wer"][name].score == nm.wer(preds, REFS).score
         assert ev.scores["cer"][name].score == nm.cer(preds, REFS).score
@@ -39,8 +39,8 @@ def test_scores_equal_the_single_metric_functions():
 
 def test_jobs_and_chunking_give_byte_identical_json():
     kwargs = dict(baseline="base", bootstrap=50, paired_samples=50, seed=7)
-    one = evaluate(REFS, SYSTEMS, METRICS, jobs=1, chunk_size=10, **kwargs).to_json()
-    two = evaluate(REFS, SYSTEMS, METRICS, jobs=2, chunk_size=10, **kwargs).to_json()
+    one = evaluate(Texts(REFS), SYSTEMS, METRICS, jobs=1, chunk_size=10, **kwargs).to_json()
+    two = evaluate(Texts(REFS), SYSTEMS, METRICS, jobs=2, chunk_size=10, **kwargs).to_json()
     assert one == two
 
 
@@ -48,12 +48,12 @@ def test_files_are_streamed_and_equal_lists(tmp_path):
     ref = write_lines(tmp_path / "ref.txt", REFS)
     systems = {n: write_lines(tmp_path / f"{i}.txt", p) for i, (n, p) in enumerate(SYSTEMS.items())}
     from_files = evaluate([ref], systems, METRICS, bootstrap=20, seed=3, baseline="base", paired_samples=20)
-    from_lists = evaluate(REFS, SYSTEMS, METRICS, bootstrap=20, seed=3, baseline="base", paired_samples=20)
+    from_lists = evaluate(Texts(REFS), SYSTEMS, METRICS, bootstrap=20, seed=3, baseline="base", paired_samples=20)
     assert from_files.to_json() == from_lists.to_json()
 
 
 def test_intervals_and_paired_tests_come_from_the_significance_module():
-    ev = evaluate(REFS, SYSTEMS, ["nls"], baseline="base", bootstrap=30, paired_samples=40, seed=11)
+    ev = evaluate(Texts(REFS), SYSTEMS, ["nls"], baseline="base", bootstrap=30, paired_samples=40, seed=11)
     family = get_family("nls")
     cfg = family.make_config()
     base = family.batch_stats(SYSTEMS["base"], REFS, cfg)
@@ -81,7 +81,7 @@ def test_metric_specs():
     with pytest.raises(UnknownOptionError, match="unknown option 'treshold'"):
         parse_metric("anls:treshold=0.4")
     with pytest.raises(InvalidInputError, match="repeated: nls"):
-        evaluate(REFS, SYSTEMS, ["nls", "nls"])
+        evaluate(Texts(REFS), SYSTEMS, ["nls", "nls"])
 
 
 def test_length_mismatch_names_every_file(tmp_path):
@@ -101,16 +101,16 @@ def test_invalid_utf8_names_file_and_line(tmp_path):
 
 def test_bad_values_in_lists_are_located():
     with pytest.raises(InvalidInputError, match=r"\[1\]: expected a string, got NoneType"):
-        evaluate(REFS[:2], {"s": ["a", None]}, ["wer"])
+        evaluate(Texts(REFS[:2]), {"s": ["a", None]}, ["wer"])
 
 
 def test_run_errors():
     with pytest.raises(InvalidInputError, match="baseline 'x' is not one of the systems"):
-        evaluate(REFS, SYSTEMS, ["wer"], baseline="x")
+        evaluate(Texts(REFS), SYSTEMS, ["wer"], baseline="x")
     with pytest.raises(InvalidInputError, match="no system"):
-        evaluate(REFS, {}, ["wer"])
+        evaluate(Texts(REFS), {}, ["wer"])
     with pytest.raises(InvalidInputError, match="empty corpus"):
-        evaluate([], {"s": []}, ["wer"])
+        evaluate(Texts([]), {"s": []}, ["wer"])
 
 
 def test_toml_config(tmp_path):
@@ -128,7 +128,7 @@ def test_toml_config(tmp_path):
 
 
 def test_json_is_complete():
-    ev = evaluate(REFS, SYSTEMS, ["wer"], baseline="base", bootstrap=10, paired_samples=10)
+    ev = evaluate(Texts(REFS), SYSTEMS, ["wer"], baseline="base", bootstrap=10, paired_samples=10)
     data = json.loads(ev.to_json())
     assert data["segments"] == 57
     assert set(data["systems"]) == set(SYSTEMS)
@@ -174,6 +174,7 @@ def test_a_rerun_with_one_more_system_does_not_tokenise_the_references_again(tmp
     from nlgmetrics.metrics import bleu, chrf
 
     refs = [[r, r.upper()] for r in REFS]
+    n_flat = 2 * len(REFS)
     metrics = ["bleu", "chrf:word_order=2"]
     cache = str(tmp_path / "cache")
     evaluate(refs, {"a": SYSTEMS["base"]}, metrics, bootstrap=0, test=None, cache_dir=cache, jobs=jobs)
@@ -181,21 +182,22 @@ def test_a_rerun_with_one_more_system_does_not_tokenise_the_references_again(tmp
     # a new process: nothing in memory, so only the files on disk can spare the tokenisation
     bleu._CACHE.clear()
     chrf._CACHE.clear()
-    built = []
-    monkeypatch.setattr(bleu, "_reference_index", lambda *a: built.append("bleu") or pytest.fail("re-tokenised"))
-    monkeypatch.setattr(chrf, "_reference_side", lambda *a: built.append("chrf") or pytest.fail("re-tokenised"))
+    tokenised = []
+    real_tokenize = bleu.tokenize
+    monkeypatch.setattr(bleu, "tokenize", lambda lines, cfg: tokenised.append(len(lines)) or real_tokenize(lines, cfg))
     both = {"a": SYSTEMS["base"], "b": SYSTEMS["good"]}
     again = evaluate(refs, both, metrics, bootstrap=0, test=None, cache_dir=cache, jobs=1)
-    assert built == []
+    assert n_flat not in tokenised  # the system was tokenised, the references were not
+    assert tokenised == [len(REFS)]
     monkeypatch.undo()
     bleu._CACHE.clear()
     chrf._CACHE.clear()
     fresh = evaluate(refs, both, metrics, bootstrap=0, test=None)
     assert again.to_json() == fresh.to_json()
     assert again.scores["bleu"]["b"].score == nm.bleu(SYSTEMS["good"], refs).score
-    # other settings are other files: a cached index is never used for them
-    calls = []
-    real = chrf._reference_side
-    monkeypatch.setattr(chrf, "_reference_side", lambda *a: calls.append(1) or real(*a))
-    evaluate(refs, both, ["chrf:lowercase=true"], bootstrap=0, test=None, cache_dir=cache)
-    assert calls == [1]
+    # other settings are other entries: cached tokens are never used for them
+    bleu._CACHE.clear()
+    tokenised.clear()
+    monkeypatch.setattr(bleu, "tokenize", lambda lines, cfg: tokenised.append(len(lines)) or real_tokenize(lines, cfg))
+    evaluate(refs, both, ["bleu:lowercase=true"], bootstrap=0, test=None, cache_dir=cache)
+    assert n_flat in tokenised

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import nlgmetrics as nm
-from nlgmetrics.evaluate import evaluate
+from nlgmetrics.evaluate import Texts, evaluate
 
 N = 300  # segments per system: enough to exercise chunking and every system, cheap enough for CI
 
@@ -98,7 +98,7 @@ def test_paired_p_values_equal_sacrebleus_with_the_same_seed(shared_data, monkey
     baseline = next(iter(systems))
     n = 300 if test == "bs" else 200
     ev = evaluate(
-        refs,
+        Texts(refs),
         systems,
         ["bleu:tokenizer=zh", "chrf"],
         baseline=baseline,

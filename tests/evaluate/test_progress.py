@@ -7,7 +7,7 @@ import importlib.resources
 
 import pytest
 
-from nlgmetrics.evaluate import evaluate, runner
+from nlgmetrics.evaluate import Texts, evaluate, runner
 
 
 class _Bar:
@@ -32,10 +32,10 @@ def test_the_outer_bar_moves_in_small_steps_while_an_in_process_family_runs(monk
     monkeypatch.setattr(runner, "_progress_bar", lambda *args: bar)
     refs = [f"segment {i} of the corpus" for i in range(300)]
     systems = {"a": [r.replace("of", "in") for r in refs]}
-    plain = evaluate(refs, systems, ["nls"], bootstrap=0, test=None, chunk_size=1000)
+    plain = evaluate(Texts(refs), systems, ["nls"], bootstrap=0, test=None, chunk_size=1000)
     monkeypatch.setattr(runner, "IN_PROCESS", frozenset({"nls"}))  # as BERTScore is
     bar.updates.clear()
-    ev = evaluate(refs, systems, ["nls"], bootstrap=0, test=None, chunk_size=1000, progress=True)
+    ev = evaluate(Texts(refs), systems, ["nls"], bootstrap=0, test=None, chunk_size=1000, progress=True)
     assert max(bar.updates) <= runner._IN_PROCESS_PIECE  # not one update of 1000 segments at the end
     assert sum(bar.updates) == 300
     assert ev.to_json() == plain.to_json()  # pieces change no number

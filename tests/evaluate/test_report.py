@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 import nlgmetrics as nm
-from nlgmetrics.evaluate import evaluate
+from nlgmetrics.evaluate import Texts, evaluate
 from nlgmetrics.evaluate.report import render_report, write_report
 from nlgmetrics.metrics.catalog import CATALOG, get_family
 
-REFS = ["今日は良い天気です", "東京は日本の首都です", "我喜欢学习中文", "the cat sat on the mat"]
+REFS = Texts(["今日は良い天気です", "東京は日本の首都です", "我喜欢学习中文", "the cat sat on the mat"])
 SYSTEMS = {
     "sys-a": ["今日はいい天気です", "東京は首都です", "我喜欢中文", "the cat sat on mat"],
     "sys-b": ["今日は天気", "大阪は日本の都市です", "我学习", "a dog"],
@@ -66,7 +66,7 @@ def test_report_needs_segments():
 def test_per_segment_bleu_is_sentence_bleu_so_a_perfect_short_segment_scores_100():
     refs = ["Good day!", "The cat sat on the mat.", "Thanks."]
     preds = ["Good day!", "The cat sat on a mat.", "Thank you."]
-    ev = evaluate(refs, {"a": preds}, ["bleu"], bootstrap=0, test=None, keep_segments=True)
+    ev = evaluate(Texts(refs), {"a": preds}, ["bleu"], bootstrap=0, test=None, keep_segments=True)
     per = ev.segment_scores["bleu"]["a"]
     assert per[0] == pytest.approx(100.0)  # the corpus settings gave 0.0: no 4-gram in 3 tokens
     for p, r, got in zip(preds, refs, per, strict=True):
@@ -75,7 +75,7 @@ def test_per_segment_bleu_is_sentence_bleu_so_a_perfect_short_segment_scores_100
     assert ev.scores["bleu"]["a"].score == nm.bleu(preds, refs).score
     assert "eff:yes" in ev.segment_signatures["bleu"]
     assert "eff:no" in ev.signatures["bleu"]
-    page = render_report(ev, refs, {"a": preds}, date=DATE)
+    page = render_report(ev, Texts(refs), {"a": preds}, date=DATE)
     assert ev.segment_signatures["bleu"] in page  # the report says which settings its per-segment column used
 
 
@@ -84,7 +84,7 @@ def test_per_segment_bleu_equals_sacrebleus_sentence_bleu():
     refs = ["Good day!", "The cat sat on the mat.", "Thanks.", "", "a b c d e f"]
     preds = ["Good day!", "The cat sat on a mat.", "Thank you.", "nothing", "a b c x e f"]
     for preset in ("sacrebleu", "nltk", "moses"):
-        ev = evaluate(refs, {"a": preds}, [f"bleu:preset={preset}"], bootstrap=0, test=None, keep_segments=True)
+        ev = evaluate(Texts(refs), {"a": preds}, [f"bleu:preset={preset}"], bootstrap=0, test=None, keep_segments=True)
         scale = 100.0 if preset != "nltk" else 1.0
         got = ev.segment_scores["bleu"]["a"]
         if preset == "sacrebleu":
@@ -97,7 +97,7 @@ def test_per_segment_chrf_and_ter_are_sacrebleus_sentence_scores():
     sacrebleu = pytest.importorskip("sacrebleu")
     refs = ["Good day!", "The cat sat on the mat.", "Thanks."]
     preds = ["Good day!", "The cat sat on a mat.", "Thank you."]
-    ev = evaluate(refs, {"a": preds}, ["chrf", "ter"], bootstrap=0, test=None, keep_segments=True)
+    ev = evaluate(Texts(refs), {"a": preds}, ["chrf", "ter"], bootstrap=0, test=None, keep_segments=True)
     chrf = [sacrebleu.sentence_chrf(p, [r]).score for p, r in zip(preds, refs, strict=True)]
     ter = [sacrebleu.sentence_ter(p, [r]).score for p, r in zip(preds, refs, strict=True)]
     assert ev.segment_scores["chrf"]["a"] == pytest.approx(chrf, abs=1e-9)
@@ -129,7 +129,7 @@ def test_wmt22_segments_equal_to_their_reference_score_100(shared_data):
     systems = {}
     for path in sorted((root / "system-outputs").glob("generaltest2022.en-ja.hyp.*"))[:6]:
         systems[path.name.split(".hyp.")[1]] = path.read_text(encoding="utf-8").split("\n")[:400]
-    ev = evaluate(refs, systems, ["bleu:tokenizer=char"], bootstrap=0, test=None, keep_segments=True)
+    ev = evaluate(Texts(refs), systems, ["bleu:tokenizer=char"], bootstrap=0, test=None, keep_segments=True)
     exact = 0
     for name, preds in systems.items():
         per = ev.segment_scores["bleu"][name]
@@ -147,7 +147,7 @@ def test_direction_scale_and_a_worse_system_never_reads_as_a_win():
     good = list(refs)
     bad = ["the cat", "dog", "it is day", "we tea"] * 5
     ev = evaluate(
-        refs,
+        Texts(refs),
         {"good": good, "bad": bad},
         ["wer", "nls", "bleu"],
         baseline="good",
@@ -155,7 +155,7 @@ def test_direction_scale_and_a_worse_system_never_reads_as_a_win():
         paired_samples=50,
         keep_segments=True,
     )
-    page = render_report(ev, refs, {"good": good, "bad": bad}, date=DATE)
+    page = render_report(ev, Texts(refs), {"good": good, "bad": bad}, date=DATE)
     # each metric says its direction and scale
     assert "wer ↓ <span class='scale'>lower is better, ≥ 0" in page
     assert "nls ↑ <span class='scale'>higher is better, 0–1" in page
@@ -179,8 +179,10 @@ def test_equal_scores_read_as_the_same():
     refs = ["a b c d", "e f g h", "i j k l", "m n o p"]
     a = ["a b c d", "e f g x", "i j k l", "m n o p"]
     b = ["a b c d", "e f g h", "i j k x", "m n o p"]  # one error each: no significant difference
-    ev = evaluate(refs, {"a": a, "b": b}, ["wer"], baseline="a", bootstrap=20, paired_samples=20, keep_segments=True)
-    page = render_report(ev, refs, {"a": a, "b": b}, date=DATE)
+    ev = evaluate(
+        Texts(refs), {"a": a, "b": b}, ["wer"], baseline="a", bootstrap=20, paired_samples=20, keep_segments=True
+    )
+    page = render_report(ev, Texts(refs), {"a": a, "b": b}, date=DATE)
     cell = re.search(r"<td class='num delta (\w*)'[^>]*>([^<]*)<", page)
     assert cell is not None
     assert cell.group(1) == "same"
@@ -199,8 +201,10 @@ def test_histograms_share_their_axes_within_a_metric_and_systems_are_plotted_wit
     systems = {
         f"s{k}": [" ".join(w if rng.random() > 0.1 * k else "z" for w in r.split()) for r in refs] for k in range(4)
     }
-    ev = evaluate(refs, systems, ["ter", "chrf"], baseline="s0", bootstrap=30, paired_samples=30, keep_segments=True)
-    page = render_report(ev, refs, systems, date=DATE)
+    ev = evaluate(
+        Texts(refs), systems, ["ter", "chrf"], baseline="s0", bootstrap=30, paired_samples=30, keep_segments=True
+    )
+    page = render_report(ev, Texts(refs), systems, date=DATE)
     svgs = _svgs(page)
     plots, hists = svgs[:2], svgs[2:]
     for k, metric in enumerate(["ter", "chrf"]):
@@ -290,7 +294,7 @@ def test_report_with_20_systems_and_cjk_renders_readably_in_headless_chromium(tm
     image = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
     refs, systems = _twenty_systems()
     ev = evaluate(
-        refs,
+        Texts(refs),
         systems,
         ["bleu:tokenizer=char", "chrf", "ter:asian_support=true,normalized=true", "cer"],
         baseline="system-00",
@@ -300,7 +304,7 @@ def test_report_with_20_systems_and_cjk_renders_readably_in_headless_chromium(tm
     )
     html_path = tmp_path / "report.html"
     png = tmp_path / "report.png"
-    write_report(ev, str(html_path), refs, systems, worst=3, date=DATE)
+    write_report(ev, str(html_path), Texts(refs), systems, worst=3, date=DATE)
     width = 1400
     proc = _screenshot(html_path, png, tmp_path, width, 3000)
     assert png.is_file(), proc.stderr[-2000:]

@@ -175,11 +175,11 @@ def test_evaluate_equals_functional(name):
     family = get_family(name)
     if any(not isinstance(p, str) for p in (family.example or DEFAULT_EXAMPLE)["predictions"]):
         pytest.skip("evaluate scores text")
-    from nlgmetrics.evaluate import evaluate
+    from nlgmetrics.evaluate import Texts, evaluate
 
     preds, refs, sources, options = _example(name)
     expected = family.compute(preds, refs, family.make_config(None, **options), **_src(sources))
-    ev = evaluate(refs, {"sys": preds}, [{"name": name, **options}], bootstrap=0, test=None, sources=sources)
+    ev = evaluate(Texts(refs), {"sys": preds}, [{"name": name, **options}], bootstrap=0, test=None, sources=sources)
     result = {m.label: ev.scores[m.label]["sys"].score for m in ev.metrics}
     if isinstance(expected.score, dict):
         for column in ev.metrics:

@@ -29,7 +29,7 @@ def test_edge_cases():
 
 
 def test_empty_reference_is_refused_with_its_index():
-    with pytest.raises(InvalidInputError, match="reference 1 has no word"):
+    with pytest.raises(InvalidInputError, match=r"references\[1\] has no word"):
         nm.character(["a", "b"], ["a", "  "])
 
 

@@ -56,7 +56,7 @@ def test_bad_options(options, message):
 
 def test_empty_reference_without_coverage_cost_is_refused():
     assert nm.eed([""], [""], language="ja").score == 1.0  # coverage alone: (0 + 0.3) / (0 + 0.3)
-    with pytest.raises(InvalidInputError, match="segment 1: an empty reference with rho=0"):
+    with pytest.raises(InvalidInputError, match=r"references\[1\]: an empty reference with rho=0"):
         nm.eed(["a", ""], ["a", ""], language="ja", rho=0)
 
 

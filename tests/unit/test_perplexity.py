@@ -189,7 +189,7 @@ def test_chunks_give_the_rows_numbers(monkeypatch):
 
 
 def test_evaluate_refuses_text_with_a_way_out():
-    from nlgmetrics.evaluate import evaluate
+    from nlgmetrics.evaluate import Texts, evaluate
 
     with pytest.raises(InvalidInputError, match=r"call nlgmetrics\.perplexity or `nlgmetrics perplexity`"):
-        evaluate(["a b"], {"sys": ["a b"]}, ["perplexity"], bootstrap=0, test=None)
+        evaluate(Texts(["a b"]), {"sys": ["a b"]}, ["perplexity"], bootstrap=0, test=None)

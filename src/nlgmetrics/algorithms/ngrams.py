@@ -44,6 +44,7 @@ __all__ = [
     "clipped_counts",
     "codepoint_streams",
     "persist_reference_indexes",
+    "stored_vocabulary_streams",
     "vocabulary_streams",
 ]
 
@@ -334,10 +335,7 @@ class ReferenceCache:
     references themselves and the settings that change their tokens). Scoring several systems against the same
     references then extracts the references' n-grams once, as sacrebleu's ``references=`` argument does.
 
-    With a directory set by :func:`persist_reference_indexes`, an index missing from memory is looked up on disk
-    (and stored there once built), so another process, or a later run, does not tokenise the same references
-    again. The file name is a digest of the key and of the library version, so a change of references, settings
-    or version never finds a stale index."""
+    Only memory: the index is rebuilt from the tokens, which :func:`stored_vocabulary_streams` can keep on disk."""
 
     def __init__(self, maxsize: int = 4) -> None:
         self.maxsize = maxsize
@@ -349,8 +347,7 @@ class ReferenceCache:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        directory = _DISK_DIR
-        value = build() if directory is None else _disk_get(directory, key, build)
+        value = build()
         with self._lock:
             self._items[key] = value
             while len(self._items) > self.maxsize:
@@ -367,36 +364,115 @@ class ReferenceCache:
 
 # ------------------------------------------------------------------------------------------ on-disk layer
 _DISK_DIR: str | None = None
+_DISK_MAX: int | None = None
+_STORES: dict[tuple[str, int | None], Any] = {}
 
 
-def persist_reference_indexes(directory: str | None) -> str | None:
-    """Keep reference indexes in ``directory`` as well as in memory (``None``: memory only). Returns the
-    previous setting. The files are pickles: point this only at a directory you trust, as with any pickle cache.
-    The evaluation runner sets it (in every worker) when given a cache directory."""
-    global _DISK_DIR
-    previous, _DISK_DIR = _DISK_DIR, directory
+def persist_reference_indexes(directory: str | None, max_bytes: int | None = None) -> str | None:
+    """Keep tokenised references in the cache directory ``directory`` as well as in memory (``None``: memory
+    only), so another process, or a later run, does not tokenise the same references again. Returns the
+    previous directory. The evaluation runner sets it (in every worker) when given a cache directory.
+
+    What is stored is data only (token ids and the vocabulary, see :mod:`nlgmetrics._store`), verified when read;
+    an entry that fails verification is rebuilt with a warning."""
+    global _DISK_DIR, _DISK_MAX
+    previous, _DISK_DIR, _DISK_MAX = _DISK_DIR, directory, max_bytes
     return previous
 
 
-def _disk_get(directory: str, key: Hashable, build: Callable[[], Any]) -> Any:
+def _store() -> Any:
+    if _DISK_DIR is None:
+        return None
+    from .._store import Store
+
+    key = (_DISK_DIR, _DISK_MAX)
+    if key not in _STORES:
+        _STORES[key] = Store(_DISK_DIR, max_bytes=_DISK_MAX)
+    return _STORES[key]
+
+
+def _texts_digest(texts: Sequence[str]) -> str:
     import hashlib
-    import os
-    import pickle
-    import tempfile
 
-    from .. import __version__
+    h = hashlib.sha256()
+    for t in texts:
+        data = t.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
 
-    digest = hashlib.sha256(pickle.dumps((__version__, key), protocol=5)).hexdigest()
-    path = os.path.join(directory, f"refindex-{digest[:40]}.pkl")
+
+def stored_vocabulary_streams(
+    namespace: str, texts: Sequence[str], tokenize: Callable[[Sequence[str]], Sequence[Sequence[Hashable]]]
+) -> tuple[np.ndarray, np.ndarray, dict[Hashable, int]]:
+    """``tokenize(texts)`` as token ids: ``(ids, lengths, vocabulary)``, as :func:`vocabulary_streams` with
+    ``grow=True`` gives them, ids in order of first appearance. With a cache directory set
+    (:func:`persist_reference_indexes`) the result is read from there when present and stored there when not:
+    ``namespace`` must name everything besides the texts that changes the tokens (tokenizer, lowercasing)."""
+    store = _store()
+    key = f"refs|{namespace}|n:{len(texts)}|sha256:{_texts_digest(texts)}" if store is not None else ""
+    if store is not None:
+        found = _read_tokens(store, key, len(texts))
+        if found is not None:
+            return found
+    vocabulary: dict[Hashable, int] = {}
+    unit = np.zeros(len(texts), dtype=np.int64)
+    streams = vocabulary_streams(tokenize(texts), unit, vocabulary, grow=True)
+    lengths = streams.lengths
+    if store is not None:
+        _write_tokens(store, key, streams.ids, lengths, vocabulary)
+    return streams.ids, lengths, vocabulary
+
+
+def _read_tokens(store: Any, key: str, n_texts: int) -> tuple[np.ndarray, np.ndarray, dict[Hashable, int]] | None:
+    from .._store import EntryError
+    from ..errors import warn
+
     try:
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
-    except (OSError, EOFError, pickle.UnpicklingError):
-        pass  # absent (or unreadable): build it
-    value = build()
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-    with os.fdopen(fd, "wb") as fh:
-        pickle.dump(value, fh, protocol=5)
-    os.replace(tmp, path)  # atomic: a concurrent reader sees the whole file or none
-    return value
+        entry = store.read("refs", key, max_record=1 << 34)
+        if entry is None:
+            return None
+        ids, lengths, blob, ends = list(entry.arrays())  # the digest is checked once all are read
+        if len(lengths) != n_texts or lengths.ndim != 1 or ids.ndim != 1 or blob.ndim != 1 or ends.ndim != 1:
+            raise EntryError("its arrays do not fit the references")
+        lengths = lengths.astype(np.int64)
+        ids = ids.astype(np.int64)
+        ends = ends.astype(np.int64)
+        if (lengths < 0).any() or int(lengths.sum()) != len(ids) or blob.dtype != np.uint8:
+            raise EntryError("its token counts do not add up")
+        if len(ends) and ((np.diff(ends) < 0).any() or ends[0] < 0 or ends[-1] != len(blob)):
+            raise EntryError("its vocabulary is damaged")
+        if len(ids) and (ids.min() < 0 or ids.max() >= len(ends)):
+            raise EntryError("its token ids are out of range")
+        text = blob.tobytes()
+        starts = np.concatenate([[0], ends[:-1]]) if len(ends) else ends
+        bounds = zip(starts.tolist(), ends.tolist(), strict=True)
+        words = [text[a:b].decode("utf-8", "surrogatepass") for a, b in bounds]
+        vocabulary: dict[Hashable, int] = {w: i for i, w in enumerate(words)}
+        if len(vocabulary) != len(words):
+            raise EntryError("its vocabulary repeats a token")
+        return ids, lengths, vocabulary
+    except (EntryError, ValueError, UnicodeDecodeError) as err:
+        warn(f"cache entry {store.path('refs', key)} failed verification ({err}); tokenising the references again")
+        store.discard("refs", key)
+        return None
+
+
+def _write_tokens(store: Any, key: str, ids: np.ndarray, lengths: np.ndarray, vocabulary: dict[Hashable, int]) -> None:
+    if not all(type(t) is str for t in vocabulary):
+        return  # a custom tokenizer with non-string tokens: kept in memory only
+    words = [t.encode("utf-8", "surrogatepass") for t in vocabulary]  # type: ignore[attr-defined]
+    ends = np.cumsum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)))
+    blob = np.frombuffer(b"".join(words), dtype=np.uint8)
+    writer = None
+    try:
+        writer = store.writer("refs", key)
+        for array in (ids, lengths, blob, ends):
+            writer.add(array, compact=True)
+        writer.commit({"texts": len(lengths), "tokens": len(ids)})
+    except OSError as err:
+        from ..errors import warn
+
+        if writer is not None:
+            writer.abort()
+        warn(f"cannot write to the cache directory {store.root} ({err.strerror or err}); continuing without it")

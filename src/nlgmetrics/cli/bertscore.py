@@ -103,8 +103,10 @@ class BERTScorePlotCommand(BERTScoreCommand):
         return super()._argument(opt)
 
     def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
+        from .._files import check_output
+
         options = dict(options)
-        output = options.pop("output")
+        output = check_output(options.pop("output"), "--output")  # before any model loads
         segment = options.pop("segment", None) or 1
         return _PlotConfig(super().configure(preset, options), output, segment)
 
@@ -158,6 +160,8 @@ class _Corpus(argparse.Action):
 class BERTScoreBaselineCommand(Command):
     """``nlgmetrics bertscore-baseline``: a baseline file for any model, from a monolingual corpus."""
 
+    input_option: str = "--corpus"
+
     def add_arguments(self, parser: argparse._ActionsContainer) -> None:
         # The corpus replaces the predictions and references every other subcommand reads.
         hidden = {"--pred", "--ref", "--format", "--pred-field", "--ref-field"}
@@ -184,8 +188,10 @@ class BERTScoreBaselineCommand(Command):
             parser.add_argument(opt.option, dest=f"opt_{opt.name}", default=None, **kwargs)
 
     def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
+        from .._files import check_output
+
         options = {k: v for k, v in options.items() if v is not None}
-        output = options.pop("output")
+        output = check_output(options.pop("output"), "--output")  # before any model loads
         if options.get("model") is None and options.get("lang") is None:
             raise InvalidInputError("bertscore-baseline needs --model (or --lang for its default model)")
         return output, options

@@ -84,6 +84,8 @@ class Command:
     docvqa: bool = False
     #: Predictions and references are JSON values (objects, lists, ...), not strings.
     structured: bool = False
+    #: The option that names the predictions file in messages (``--corpus`` for a command that reads one file).
+    input_option: str = "--pred"
     #: Also read a COCO results JSON list as --pred with the COCO annotations JSON as --ref (captioning).
     coco_json: bool = False
 

@@ -28,6 +28,16 @@ def _system(value: str) -> tuple[str, str]:
     return (base.rsplit(".", 1)[0] if "." in base else base), value
 
 
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
+    return value
+
+
 def _command_line(args: argparse.Namespace) -> str:
     """The command line as typed (for the report's provenance block)."""
     import shlex
@@ -86,27 +96,41 @@ class EvaluateCommand(Command):
             metavar="DIR",
             help="keep per-segment statistics here; a re-run reuses those whose signature and inputs are unchanged",
         )
+        run.add_argument(
+            "--cache-max-size",
+            metavar="SIZE",
+            help="size budget of the --cache directory, e.g. 500M or 20G (default: 8G); least recently used "
+            "entries are removed beyond it",
+        )
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
         out.add_argument("--output", metavar="FILE", help="also write the JSON result to FILE")
         out.add_argument("--report", metavar="FILE", help="write a self-contained HTML report")
-        out.add_argument("--worst", type=int, default=5, metavar="K", help="worst segments per system in the report")
+        out.add_argument(
+            "--worst", type=_non_negative, metavar="K", help="worst segments per system in the report (default: 5)"
+        )
         out.add_argument("--quiet", action="store_true", help="no progress bar")
 
     def run(self, args: argparse.Namespace) -> int:
-        from ..evaluate import evaluate, load_config
+        from .._files import STDIN, check_output, utf8_safe, write_text
+        from ..evaluate import evaluate, load_config, open_source
         from ..evaluate.report import write_report
 
         conf: dict[str, Any] = load_config(args.config) if args.config else {}
         references = args.ref or conf.get("references")
         if not references:
             raise InvalidInputError("no references: pass --ref FILE (or 'references' in --config)")
+        references = references if isinstance(references, list) else [references]
         systems: dict[str, Any] = dict(conf.get("systems", {}))
+        from_flags: set[str] = set()
         for value in args.sys:
             name, path = _system(value)
-            if name in systems and args.sys.count(value) == 1 and systems[name] != path:
-                raise InvalidInputError(f"two systems are named {name!r}: give each --sys a NAME=FILE")
-            systems[name] = path
+            if name in from_flags:
+                raise InvalidInputError(
+                    f"two --sys are named {name!r}: give each system its own name (--sys NAME=FILE)"
+                )
+            from_flags.add(name)
+            systems[name] = path  # a flag wins over the config's system of the same name
         metrics = args.metric or conf.get("metrics") or []
 
         def pick(flag: Any, key: str, default: Any) -> Any:
@@ -114,11 +138,31 @@ class EvaluateCommand(Command):
 
         test = pick(args.test, "test", "bs")
         report = args.report or conf.get("report")
+        output = args.output or conf.get("output")
+        worst = pick(args.worst, "worst", 5)
         ref_field = pick(args.ref_field, "ref_field", None)
         pred_field = pick(args.pred_field, "pred_field", None)
+        src = pick(args.src, "sources", None)
+        src_field = pick(args.src_field, "src_field", None)
+        # every path is checked before any work: a typo fails now, not after the scoring
+        for option, target in (("--output", output), ("--report", report)):
+            if target:
+                check_output(target, option)
+        inputs = [*references, *systems.values(), *([src] if src else [])]
+        if sum(1 for p in inputs if p == STDIN) > 1:
+            raise InvalidInputError("standard input ('-') can be read only once: give it to one --ref or --sys")
+        # each input is opened once: a pipe or standard input is copied, so the report can read it again
+        ref_sources = [open_source(r, field=ref_field, allow_list=True, option="--ref") for r in references]
+        sys_sources = {
+            name: open_source(path, field=pred_field, option=f"--sys {name}") for name, path in systems.items()
+        }
+        src_source = None
+        if src:
+            default = "source" if str(src).endswith(".jsonl") else None
+            src_source = open_source(src, field=src_field or default, option="--src")
         ev = evaluate(
-            references if isinstance(references, list) else [references],
-            systems,
+            ref_sources,
+            sys_sources,
             metrics,
             baseline=pick(args.baseline, "baseline", None),
             bootstrap=pick(args.bootstrap, "bootstrap", 1000),
@@ -132,25 +176,24 @@ class EvaluateCommand(Command):
             pred_field=pred_field,
             keep_segments=bool(report),
             cache_dir=pick(args.cache, "cache", None),
-            sources=pick(args.src, "sources", None),
-            src_field=pick(args.src_field, "src_field", None),
+            cache_max_size=pick(args.cache_max_size, "cache_max_size", None),
+            sources=src_source,
+            src_field=src_field,
             progress=not args.quiet and sys.stderr.isatty(),
         )
         text = ev.to_json()
-        if args.output:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+        if output:
+            write_text(output, text + "\n", "--output")
         if report:
-            refs = references if isinstance(references, list) else [references]
             write_report(
                 ev,
                 report,
-                refs,
-                systems,
-                worst=args.worst,
+                ref_sources,
+                sys_sources,
+                worst=worst,
                 ref_field=ref_field,
                 pred_field=pred_field,
                 command=_command_line(args),
             )
-        sys.stdout.write(text + "\n" if args.json else ev.table() + "\n")
+        sys.stdout.write(utf8_safe(text + "\n" if args.json else ev.table() + "\n"))
         return 0

@@ -2,6 +2,9 @@
 
 Rules, the same for every subcommand:
 
+* A path must name a readable file, a pipe or ``-`` (standard input); anything else (a typo, a directory,
+  ``/dev/null``) is an error naming it. The resolution and the decoding are :mod:`nlgmetrics._files`', shared
+  with ``evaluate``.
 * Files are UTF-8 (a leading byte-order mark is ignored). Invalid UTF-8 is an error that names the file, the
   line and the byte offset.
 * Plain text holds one segment per line. Lines are split on ``"\\n"`` only; a ``"\\r"`` right before a ``"\\n"``
@@ -18,16 +21,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
+
+from .._files import STDIN, InputFileError, decode_utf8, display_name, iter_lines, read_bytes, read_text
 
 __all__ = [
     "DOCVQA_FIELDS",
+    "STDIN",
     "CLIInputError",
     "Column",
+    "decode_utf8",
+    "display_name",
     "looks_like_docvqa",
+    "read_bytes",
     "read_docvqa",
     "read_jsonl",
     "read_lines",
@@ -35,13 +42,12 @@ __all__ = [
     "split_lines",
 ]
 
-STDIN = "-"
 #: The DocVQA layout's prediction and reference fields.
 DOCVQA_FIELDS = ("answer", "gt_answers")
 
-
-class CLIInputError(Exception):
-    """A problem with the command line's input; the message is one line, naming the file and the line."""
+#: Every problem with an input file (the same class as the library's, so ``evaluate`` and the single-metric
+#: commands report a file in the same words).
+CLIInputError = InputFileError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,40 +62,8 @@ class Column:
         return len(self.values)
 
 
-def display_name(path: str) -> str:
-    return "<stdin>" if path == STDIN else path
-
-
 def _line_locator(name: str) -> Callable[[int], str]:
     return lambda i: f"{name}:{i + 1}"
-
-
-def read_bytes(path: str, option: str) -> bytes:
-    if path == STDIN:
-        return sys.stdin.buffer.read()
-    try:
-        return Path(path).read_bytes()
-    except OSError as e:
-        reason = e.strerror or e.__class__.__name__
-        raise CLIInputError(f"cannot read {option} {path}: {reason}") from None
-
-
-def decode_utf8(data: bytes, name: str) -> str:
-    """Decode strictly; on failure name the line, the byte offset and the offending byte."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        line_start = data.rfind(b"\n", 0, e.start) + 1
-        raise CLIInputError(
-            f"{name}:{line}: invalid UTF-8 at byte offset {e.start} (byte {e.start - line_start} of the line, "
-            f"0x{data[e.start]:02x}): the file must be UTF-8 encoded"
-        ) from None
-
-
-def read_text(path: str, option: str) -> str:
-    """The whole file as ``str`` (strict UTF-8)."""
-    return decode_utf8(read_bytes(path, option), display_name(path))
 
 
 def split_lines(text: str) -> list[str]:
@@ -115,7 +89,7 @@ def split_lines(text: str) -> list[str]:
 def read_lines(path: str, option: str) -> Column:
     """A plain-text file: one segment per line, every line kept."""
     name = display_name(path)
-    return Column(f"{option} {name}", split_lines(read_text(path, option)), _line_locator(name))
+    return Column(f"{option} {name}", list(iter_lines(path, option)), _line_locator(name))
 
 
 # ---------------------------------------------------------------------------------------------------- JSON
@@ -174,7 +148,7 @@ def read_jsonl(
     chooses the name (for the error message); ``convert`` checks and converts each value (``None``: as is).
     """
     name = display_name(path)
-    lines = split_lines(read_text(path, option))
+    lines = iter_lines(path, option)
     columns: list[list[Any]] = [[] for _ in fields]
     for i, line in enumerate(lines):
         where = f"{name}:{i + 1}"
@@ -184,6 +158,8 @@ def read_jsonl(
             obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise CLIInputError(f"{where}: invalid JSON at column {e.colno}: {e.msg}") from None
+        except RecursionError:
+            raise CLIInputError(f"{where}: the JSON is nested too deeply to read") from None
         if not isinstance(obj, dict):
             raise CLIInputError(f"{where}: expected a JSON object, got {_type_name(obj)}")
         for col, (names, field_option), conv in zip(columns, fields, convert, strict=True):
@@ -212,6 +188,8 @@ def read_docvqa(
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise CLIInputError(f"{name}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise CLIInputError(f"{name}: the JSON is nested too deeply to read") from None
     if not isinstance(data, list):
         raise CLIInputError(
             f"{name}: expected the DocVQA layout, a JSON list of objects with {pred_field!r} and {ref_field!r}; "

@@ -20,11 +20,12 @@ import os
 import sys
 import typing
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import __version__
-from ..errors import NlgMetricsError
+from .._inputs import relocate
+from ..errors import InvalidInputError, NlgMetricsError
 from .io import (
     DOCVQA_FIELDS,
     CLIInputError,
@@ -71,6 +72,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="nlgmetrics",
         description="Score generated text against references, with the numbers of the reference tools.",
         epilog="Run 'nlgmetrics <metric> --help' for a metric's options.",
+        allow_abbrev=False,  # `--subst 2` must not silently mean --substitution-cost 2
     )
     parser.help_hint = f"nlgmetrics {only}" if only else ""
     parser.add_argument("--version", action="version", version=f"nlgmetrics {__version__}")
@@ -81,6 +83,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             help=command.help,
             description=command.help,
             epilog=_EPILOG,
+            allow_abbrev=False,
         )
         if only is None or only == name:
             if getattr(command, "standalone", False):  # a subcommand with its own arguments (evaluate)
@@ -177,21 +180,37 @@ def load_sources(args: argparse.Namespace, command: Command, n: int) -> list[str
 
 def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], list[Any]]:
     """Predictions and per-segment references, read from the files named on the command line."""
+    pred, refs = load_columns(args, command)
+    return pred.values, _combine(command, refs)
+
+
+def load_columns(args: argparse.Namespace, command: Command) -> tuple[Column, list[Column]]:
+    """The predictions column and the reference columns (one per file), each able to name segment ``i``'s file
+    and line."""
     pred_conv = None if command.structured else check_text
     ref_conv = None if command.structured else check_references
     pred_names = [args.pred_field] if args.pred_field else [PRED_FIELD]
     ref_names = [args.ref_field] if args.ref_field else list(REF_FIELDS)
     fmt = _format_of(args.pred, args.format)
+    pred_option = command.input_option
 
     if command.coco_json and len(args.ref or ()) == 1 and _is_coco_json(args.pred, args.ref[0]):
         from ..metrics.coco import read_coco
 
-        _, preds, coco_refs = read_coco(args.pred, args.ref[0])
-        return preds, coco_refs
+        ids, preds, coco_refs = read_coco(args.pred, args.ref[0])
+
+        def image(name: str) -> Callable[[int], str]:
+            return lambda i: f"{name}: image {ids[i]!r}"
+
+        return (
+            Column(f"--pred {args.pred}", preds, image(args.pred)),
+            [Column(f"--ref {args.ref[0]}", list(coco_refs), image(args.ref[0]))],
+        )
     if args.ref:
         if fmt == "docvqa":
             raise CLIInputError("the DocVQA layout holds the predictions and the references; drop --ref")
-        pred = _read_column(args.pred, "--pred", fmt, pred_names, "--pred-field", pred_conv)
+        pred = _read_column(args.pred, pred_option, fmt, pred_names, "--pred-field", pred_conv)
+
         refs = [
             _read_column(r, "--ref", _format_of(r, args.format), ref_names, "--ref-field", ref_conv) for r in args.ref
         ]
@@ -219,7 +238,7 @@ def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], 
             raise CLIInputError(f"{pred.label} has {n} lines but {column.label} has {len(column)}")
     if n == 0:
         raise CLIInputError(f"{pred.label} is empty: there is nothing to score")
-    return pred.values, _combine(command, refs)
+    return pred, refs
 
 
 def _is_coco_json(pred: str, ref: str) -> bool:
@@ -326,10 +345,20 @@ def run(args: argparse.Namespace) -> int:
     # a command with input files of its own layout (SQuAD's dataset + predictions JSON) reads them itself
     reader = getattr(command, "read_inputs", None)
     loaded = reader(args) if reader is not None else None
-    predictions, references = loaded if loaded is not None else load_inputs(args, command)
+    where: dict[str, Callable[[int], str] | None] = {}
+    if loaded is not None:
+        predictions, references = loaded
+    else:
+        pred, ref_columns = load_columns(args, command)
+        predictions, references = pred.values, _combine(command, ref_columns)
+        where = {"predictions": pred.locate, "references": ref_columns[0].locate if len(ref_columns) == 1 else None}
     sources = load_sources(args, command, len(predictions))
     extra = {} if sources is None else {"sources": sources}
-    out = command.compute(predictions, references, config, args.per_segment, **extra)
+    try:
+        out = command.compute(predictions, references, config, args.per_segment, **extra)
+    except InvalidInputError as err:
+        # the kernel names predictions[i]: name the file and the line instead
+        raise InvalidInputError(relocate(str(err), where)) from None
     text = (format_json if args.json else format_human)(command, out, args.per_segment)
     sys.stdout.write(text)
     sys.stdout.flush()

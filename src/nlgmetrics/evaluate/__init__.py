@@ -6,14 +6,17 @@ significance against a baseline, JSON output and an HTML report.
 
 from .report import render_report, write_report
 from .runner import Evaluation, SystemScore, evaluate
+from .sources import Texts, open_source
 from .spec import MetricSpec, load_config, parse_metric
 
 __all__ = [
     "Evaluation",
     "MetricSpec",
     "SystemScore",
+    "Texts",
     "evaluate",
     "load_config",
+    "open_source",
     "parse_metric",
     "render_report",
     "write_report",

@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import __version__
 from .runner import Column, Evaluation, SystemScore, iter_lines, signed, verdict
-from .sources import as_source
+from .sources import Memory, Source, open_source
 
 __all__ = ["render_report", "write_report"]
 
@@ -473,7 +473,7 @@ def _worst_html(
             key = np.where(np.isnan(seg), -np.inf, seg if meta.higher_is_better is not False else -seg)
             order = np.argsort(key, kind="stable")[:worst]
             idx = sorted(int(i) for i in order)
-            preds = dict(iter_lines(as_source(systems[s], field=pred_field), idx))
+            preds = dict(iter_lines(open_source(systems[s], field=pred_field, option=f"--sys {s}"), idx))
             refs: dict[int, list[str]] = {i: [] for i in idx}
             for src in ref_sources:
                 for i, v in iter_lines(src, idx):
@@ -525,19 +525,22 @@ def _versions() -> list[tuple[str, str]]:
 
 
 def _file_row(role: str, value: Any, field: str | None) -> str:
-    if isinstance(value, (str, os.PathLike)) and os.path.isfile(value):
+    path = getattr(value, "path", None) if isinstance(value, Source) else None
+    if path is None and isinstance(value, (str, os.PathLike)) and os.path.isfile(value):
+        path = value
+    if path is not None:
         h = hashlib.sha256()
         lines = 0
         size = 0
         last = b"\n"
-        with open(value, "rb") as fh:
+        with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
                 lines += block.count(b"\n")
                 size += len(block)
                 last = block[-1:]
         lines += last != b"\n"
-        name = os.fspath(value)
+        name = value.name if isinstance(value, Source) else os.fspath(value)
         where = f"{name}" + (f" (field {field})" if field else "")
         digest = h.hexdigest()
         return (
@@ -546,7 +549,10 @@ def _file_row(role: str, value: Any, field: str | None) -> str:
         )
     import json
 
-    values = list(value) if not isinstance(value, (str, bytes)) else [value]
+    if isinstance(value, Memory):
+        values = list(value.values)
+    else:
+        values = list(value) if not isinstance(value, (str, bytes)) else [value]
     digest = hashlib.sha256(json.dumps(values, ensure_ascii=False).encode("utf-8")).hexdigest()
     return (
         f"<tr><td>{_esc(role)}</td><td class='mono'>(in memory)</td><td class='num'>{len(values):,}</td>"
@@ -554,14 +560,19 @@ def _file_row(role: str, value: Any, field: str | None) -> str:
     )
 
 
-def _inputs_table(references: Any, systems: Mapping[str, Any], ref_field: str | None, pred_field: str | None) -> str:
-    from .runner import _looks_like_segments
+def _is_file(value: Any) -> bool:
+    """A file input (a path, or a Source read from a file): a string is always a file name, never text."""
+    return isinstance(value, (str, os.PathLike)) or (isinstance(value, Source) and not isinstance(value, Memory))
 
+
+def _inputs_table(references: Any, systems: Mapping[str, Any], ref_field: str | None, pred_field: str | None) -> str:
     rows = ["<table><tr><th>input</th><th>file</th><th>lines</th><th>bytes</th><th>content digest</th></tr>"]
     refs = references if isinstance(references, (list, tuple)) else [references]
-    if refs and all(isinstance(r, (str, os.PathLike)) for r in refs) and not _looks_like_segments(list(refs)):
+    if refs and all(_is_file(r) for r in refs):
         for k, r in enumerate(refs, 1):
             rows.append(_file_row(f"reference {k}" if len(refs) > 1 else "references", r, ref_field))
+    elif len(refs) == 1 and isinstance(refs[0], Memory):
+        rows.append(_file_row("references", refs[0], ref_field))
     else:
         rows.append(_file_row("references", references, ref_field))
     for name, value in systems.items():
@@ -574,11 +585,12 @@ def _api_call(ev: Evaluation, references: Any, systems: Mapping[str, Any]) -> st
     def show(v: Any) -> str:
         if isinstance(v, (str, os.PathLike)):
             return repr(os.fspath(v))
-        if isinstance(v, (list, tuple)) and all(isinstance(x, (str, os.PathLike)) for x in v) and len(v) <= 4:
-            from .runner import _looks_like_segments
-
-            if not _looks_like_segments(list(v)):
-                return "[" + ", ".join(repr(os.fspath(x)) for x in v) + "]"
+        if _is_file(v):
+            return repr(v.name)
+        if isinstance(v, Memory):
+            return f"<{type(v).__name__} of {len(v.values)}>"
+        if isinstance(v, (list, tuple)) and v and all(_is_file(x) for x in v) and len(v) <= 4:
+            return "[" + ", ".join(show(x) for x in v) + "]"
         return f"<{type(v).__name__} of {len(v) if hasattr(v, '__len__') else '?'}>"
 
     metrics = []
@@ -673,6 +685,8 @@ def render_report(
 
 
 def write_report(evaluation: Evaluation, path: str, references: Any, systems: Mapping[str, Any], **kwargs: Any) -> None:
-    """Write :func:`render_report` to ``path`` (UTF-8)."""
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(render_report(evaluation, references, systems, **kwargs))
+    """Write :func:`render_report` to ``path`` (UTF-8), atomically: the page is rendered first, so a failure
+    leaves no empty or partial file; a lone surrogate in the inputs (from a JSON escape) is written as U+FFFD."""
+    from .._files import write_text
+
+    write_text(path, render_report(evaluation, references, systems, **kwargs), "--report")

@@ -28,10 +28,12 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
+from .._inputs import relocate
+from .._store import EntryError, Store, parse_size
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
 from ..stats import CarriedColumn, StatsBatch
-from .sources import Source, as_source, chunked_rows
+from .sources import Memory, Source, chunked_rows, open_source
 from .spec import MetricSpec, parse_metrics
 
 __all__ = ["Column", "Evaluation", "SystemScore", "evaluate"]
@@ -239,28 +241,74 @@ class _Inline:
 
 
 # ---------------------------------------------------------------------------------------------- inputs
+#: The most resamples a bootstrap or paired test may ask for (each one re-scores the whole corpus).
+MAX_SAMPLES = 1_000_000
+
+
+def _check_count(name: str, value: Any, minimum: int, maximum: int | None) -> None:
+    """An integer option of the run: never a bool, a float, NaN or out of range; the message names it."""
+    flag = "--" + name.replace("_", "-")
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InvalidInputError(f"{name} ({flag}) must be an integer, got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = f" and <= {maximum:,}" if maximum is not None else ""
+        raise InvalidInputError(f"{name} ({flag}) must be >= {minimum}{upper}, got {value!r}")
+
+
 def _reference_sources(references: Any, ref_field: str | None) -> list[Source]:
-    if (
-        isinstance(references, (list, tuple))
-        and references
-        and all(isinstance(r, (str, bytes)) or hasattr(r, "__fspath__") for r in references)
-        and not _looks_like_segments(references)
-    ):
-        return [as_source(r, field=ref_field, allow_list=True) for r in references]
-    return [as_source(references, field=ref_field, allow_list=True)]
+    """The reference columns: one file (a path or a Source), a list of files (several references per
+    segment), or text in memory: :class:`~nlgmetrics.evaluate.sources.Texts`, or a list of per-segment lists.
+    A string is always a path, never the text itself."""
+    if isinstance(references, (str, os.PathLike, Source)):
+        return [open_source(references, field=ref_field, allow_list=True, option="references")]
+    if isinstance(references, (list, tuple)):
+        if references and all(isinstance(r, (str, os.PathLike, Source)) for r in references):
+            out = []
+            for i, r in enumerate(references):
+                try:
+                    out.append(open_source(r, field=ref_field, allow_list=True, option=f"references[{i}]"))
+                except InvalidInputError as err:
+                    if isinstance(r, str) and not isinstance(r, Source):
+                        raise InvalidInputError(
+                            f"{err} (a string in references is a file name; to pass the reference texts "
+                            "themselves, wrap them: Texts([...]))"
+                        ) from None
+                    raise
+            return out
+        return [Memory(references)]
+    raise InvalidInputError(
+        f"references: expected a file path, a list of file paths or Texts([...]), got {type(references).__name__}"
+    )
+
+
+def _system_source(name: str, value: Any, pred_field: str | None) -> Source:
+    """A system: a path (always a file name, never the text) or a Source, or its predictions in a list."""
+    if isinstance(value, (str, os.PathLike, Source, list, tuple)):
+        return open_source(value, field=pred_field, option=f"systems[{name!r}]")
+    raise InvalidInputError(
+        f"systems[{name!r}]: expected a file path or a list of predictions, got {type(value).__name__}"
+    )
 
 
 def _source_column(sources: Any, field: str | None) -> Source:
     """The sources: a text file, a JSON Lines file (field ``source`` unless ``field`` says otherwise) or a list."""
     is_jsonl = isinstance(sources, (str, os.PathLike)) and os.fspath(sources).endswith(".jsonl")
-    return as_source(sources, field=field or ("source" if is_jsonl else None))
+    return open_source(sources, field=field or ("source" if is_jsonl else None), option="sources")
 
 
-def _looks_like_segments(values: Sequence[Any]) -> bool:
-    """A list of strings is a list of reference *files* when every string names an existing file."""
-    import os
+def _locate_error(message: str, offset: int, refs: Sequence[Source], srcs: Sequence[Source], system: Source) -> str:
+    """A kernel's message about ``predictions[i]`` of a chunk, rewritten to name the file and the line (or the
+    list and the index) of the whole input."""
 
-    return not all(isinstance(v, str) and os.path.isfile(v) for v in values)
+    def many(index: int) -> str:
+        return f"segment {index + 1} of {', '.join(r.name for r in refs)}"
+
+    where = {
+        "predictions": system.locate,
+        "references": refs[0].locate if len(refs) == 1 else many,
+        "sources": srcs[0].locate if srcs else None,
+    }
+    return relocate(message, where, offset)
 
 
 def _check_value(value: Any, source: Source, index: int, *, reference: bool) -> None:
@@ -293,6 +341,7 @@ def evaluate(
     cache_dir: str | None = None,
     sources: Any = None,
     src_field: str | None = None,
+    cache_max_size: int | str | None = None,
 ) -> Evaluation:
     """Score every system on every metric.
 
@@ -307,7 +356,10 @@ def evaluate(
     system contents; a re-run (say, with one more system) loads them instead of tokenising and counting again,
     and a change of any setting or input changes the key, so nothing stale is ever reused. ``sources`` (a file,
     or a list of strings, one per segment; ``src_field`` in JSON Lines) are the inputs the systems translated or
-    simplified: the metrics that use them (SARI) receive them, the others never see them.
+    simplified: the metrics that use them (SARI) receive them, the others never see them. ``cache_max_size``
+    (bytes, or a size such as ``"4G"``) is the cache directory's budget: the least recently used entries are
+    removed beyond it. The cache holds numbers only and verifies every entry before use (see
+    :mod:`nlgmetrics._store`).
 
     >>> ev = evaluate([["the cat sat"], ["a dog"]], {"a": ["the cat sat", "a dog"], "b": ["the cat", "dog"]},
     ...               ["wer", "nls"], baseline="a", bootstrap=0, test=None)
@@ -320,27 +372,45 @@ def evaluate(
     names = list(systems)
     if baseline is not None and baseline not in systems:
         raise InvalidInputError(f"baseline {baseline!r} is not one of the systems: {', '.join(names)}")
-    if jobs < 1:
-        raise InvalidInputError(f"jobs must be >= 1, got {jobs}")
-    if chunk_size < 1:
-        raise InvalidInputError(f"chunk_size must be >= 1, got {chunk_size}")
+    _check_count("bootstrap", bootstrap, 0, MAX_SAMPLES)
+    if paired_samples is not None:
+        _check_count("paired_samples", paired_samples, 1, MAX_SAMPLES)
+    _check_count("seed", seed, 0, None)
+    _check_count("jobs", jobs, 1, None)
+    _check_count("chunk_size", chunk_size, 1, None)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise InvalidInputError(f"confidence (--confidence) must be a number between 0 and 1, got {confidence!r}")
     if test not in (None, "bs", "ar"):
         raise InvalidInputError(f"unknown paired test {test!r}; valid values are 'bs', 'ar' or None")
     ref_sources = _reference_sources(references, ref_field)
-    sys_sources = [as_source(systems[n], field=pred_field) for n in names]
+    sys_sources = [_system_source(n, systems[n], pred_field) for n in names]
     needs_sources = [s.label for s in specs if s.family().uses_sources]
     if needs_sources and sources is None:
         raise InvalidInputError(f"{', '.join(needs_sources)} need(s) the sources: pass sources= (--src FILE)")
     src_sources = [] if sources is None else [_source_column(sources, src_field)]
     need_segments = keep_segments or bootstrap > 0 or (baseline is not None and test is not None)
+    cache_max_bytes = None if cache_max_size is None else parse_size(cache_max_size)
     families = {s.label: s.family() for s in specs}
     configs = {s.label: s.config() for s in specs}
 
     from ..algorithms.ngrams import persist_reference_indexes
 
-    # the tokenised references (reference n-gram indexes) go to the cache directory too, so a re-run with one
-    # more system does not tokenise the references again
-    index_dir = None if cache_dir is None else os.path.join(cache_dir, "references")
+    cache = (
+        _StatsCache(
+            cache_dir,
+            cache_max_bytes,
+            specs,
+            configs,
+            ref_sources + src_sources,
+            dict(zip(names, sys_sources, strict=True)),
+            chunk_size,
+        )
+        if cache_dir is not None
+        else None
+    )
+    # the tokenised references go to the cache directory too, so a re-run with one more system does not
+    # tokenise the references again
+    index_dir = None if cache is None else cache.store.root
     pool: Any = _Inline()
     inline = _Inline()
     if jobs > 1:
@@ -348,56 +418,59 @@ def evaluate(
             max_workers=jobs,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=persist_reference_indexes,
-            initargs=(index_dir,),
+            initargs=(index_dir, cache_max_bytes),
         )
     chunks: dict[tuple[str, str], list[dict[str, np.ndarray]]] = {(s.label, n): [] for s in specs for n in names}
+    # exact sums (fractions for float fields): how the segments are chunked cannot change a bit of the total
     totals: dict[tuple[str, str], Any] = {
         (s.label, n): families[s.label].zero(configs[s.label]) for s in specs for n in names
     }
-    pending: deque[tuple[tuple[str, str], cf.Future[Any]]] = deque()
+    pending: deque[tuple[tuple[str, str], int, cf.Future[Any]]] = deque()
     limit = 4 * jobs * len(specs) * len(names)
     n_segments = 0
     bar = _progress_bar(progress, ref_sources + sys_sources, len(specs) * len(names))
+    writers: dict[tuple[str, str], Any] = {}
 
     def add(key: tuple[str, str], cols: dict[str, np.ndarray]) -> None:
         batch = StatsBatch(families[key[0]].stats_cls, cols)
-        totals[key] = totals[key] + batch.total()
-        if need_segments or cache is not None:
+        totals[key] = _add_exact(totals[key], batch.exact_total())
+        if need_segments:
             chunks[key].append(cols)
+        writer = writers.get(key)
+        if writer is not None and cache is not None and not cache.append(writer, cols):
+            del writers[key]
         if bar is not None:
             bar.update(len(batch))
 
     def collect(block: bool) -> None:
-        while pending and (block or pending[0][1].done() or len(pending) > limit):
-            key, fut = pending.popleft()
-            cols, caught = fut.result()
+        while pending and (block or pending[0][2].done() or len(pending) > limit):
+            key, offset, fut = pending.popleft()
+            try:
+                cols, caught = fut.result()
+            except InvalidInputError as err:
+                where = _locate_error(str(err), offset, ref_sources, src_sources, sources_of[key[1]])
+                raise InvalidInputError(f"{key[0]} on system {key[1]!r}: {where}") from None
             _warn_again(caught)
             add(key, cols)
 
-    cache = (
-        _StatsCache(
-            cache_dir,
-            specs,
-            configs,
-            ref_sources + src_sources,
-            dict(zip(names, sys_sources, strict=True)),
-            chunk_size,
-        )
-        if (cache_dir)
-        else None
-    )
+    sources_of = dict(zip(names, sys_sources, strict=True))
     cached = set()
-    if cache is not None:
-        for spec in specs:
-            for name in names:
-                stored = cache.load(spec, name)
-                if stored is not None:
-                    cached.add((spec.label, name))
-                    for cols in stored:
-                        add((spec.label, name), cols)
-
-    previous_index_dir = persist_reference_indexes(index_dir)
+    previous_index_dir = persist_reference_indexes(index_dir, cache_max_bytes)
     try:
+        if cache is not None:
+            for spec in specs:
+                for name in names:
+                    key = (spec.label, name)
+                    stored = cache.load(spec, name, families[spec.label], configs[spec.label], need_segments)
+                    if stored is not None:
+                        cached.add(key)
+                        totals[key], chunks[key], count = stored
+                        if bar is not None:
+                            bar.update(count)
+                    else:
+                        pending_write = cache.writer(spec, name, families[spec.label], configs[spec.label])
+                        if pending_write is not None:
+                            writers[key] = pending_write
         n_refs = len(ref_sources)
         n_in = n_refs + len(src_sources)  # references, then the sources (if any), then the systems
         for rows in chunked_rows(ref_sources + src_sources + sys_sources, chunk_size):
@@ -421,7 +494,11 @@ def evaluate(
                     task_sources = srcs_chunk if families[spec.label].uses_sources else None
                     if spec.name not in IN_PROCESS:
                         pending.append(
-                            ((spec.label, name), pool.submit(_stats_task, spec, preds, refs_chunk, task_sources))
+                            (
+                                (spec.label, name),
+                                n_segments,
+                                pool.submit(_stats_task, spec, preds, refs_chunk, task_sources),
+                            )
                         )
                         continue
                     # a model family runs here, in pieces, so that the progress bar moves while it works
@@ -431,6 +508,7 @@ def evaluate(
                         pending.append(
                             (
                                 (spec.label, name),
+                                n_segments + lo,
                                 inline.submit(_stats_task, spec, preds[lo:hi], refs_chunk[lo:hi], piece_sources),
                             )
                         )
@@ -438,17 +516,21 @@ def evaluate(
             n_segments += len(rows)
             collect(block=False)
         collect(block=True)
+        if n_segments == 0:
+            raise InvalidInputError("the inputs hold no segment: there is nothing to score (an empty corpus)")
+        if cache is not None:
+            for writer in writers.values():
+                cache.commit(writer, n_segments)
+            writers.clear()
+            cache.store.evict()
     finally:
+        for writer in writers.values():
+            writer.abort()
         pool.shutdown()
         persist_reference_indexes(previous_index_dir)
         if bar is not None:
             bar.close()
-    if n_segments == 0:
-        raise InvalidInputError("the inputs hold no segment: there is nothing to score (an empty corpus)")
-    if cache is not None:
-        for key, stored in chunks.items():
-            if key not in cached:
-                cache.save(next(sp for sp in specs if sp.label == key[0]), key[1], stored)
+    totals = {key: total.rounded() for key, total in totals.items()}
 
     from ..metrics.significance import bootstrap_ci_from_stats, paired_test_from_stats
 
@@ -534,87 +616,200 @@ def evaluate(
 
 
 class _StatsCache:
-    """Per-segment statistics on disk, keyed by signature, chunk size and input digests."""
+    """Per-segment statistics on disk (see :mod:`nlgmetrics._store`), one entry per (metric, system), keyed by
+    the metric's signature and options, the chunk size and content digests of every input. An entry is
+    verified before use (its manifest and digests, then its key, segment and chunk counts and every column's
+    shape); one that fails is rebuilt with a warning."""
 
     def __init__(
         self,
         root: str,
+        max_bytes: int | None,
         specs: Sequence[MetricSpec],
         configs: Mapping[str, Any],
         ref_sources: Sequence[Source],
         sys_sources: Mapping[str, Source],
         chunk_size: int,
     ) -> None:
-        import hashlib
-        import os
-
         from ..metrics.base import signature_of
 
-        self.root = root
-        os.makedirs(root, exist_ok=True)
-        refs_digest = "+".join(_digest(src) for src in ref_sources)
+        self.store = Store(root, max_bytes=max_bytes)
+        self.chunk_size = chunk_size
+        refs = [_digest(src) for src in ref_sources]
+        refs_digest = "+".join(d for d, _ in refs)
+        counts = {c for _, c in refs}
         self.keys: dict[tuple[str, str], str] = {}
+        self.expected: dict[str, int | None] = {}
         for name, src in sys_sources.items():
-            sys_digest = _digest(src)
+            sys_digest, sys_count = _digest(src)
+            self.expected[name] = sys_count if counts <= {sys_count} else None
             for spec in specs:
                 sig = signature_of(spec.family(), configs[spec.label])
-                raw = f"{sig}|{spec.key()!r}|chunk:{chunk_size}|refs:{refs_digest}|sys:{sys_digest}"
-                self.keys[(spec.label, name)] = hashlib.sha256(raw.encode("utf-8")).hexdigest()
+                self.keys[(spec.label, name)] = (
+                    f"stats|{sig}|{spec.key()!r}|chunk:{chunk_size}|refs:{refs_digest}|sys:{sys_digest}"
+                )
 
-    def _path(self, spec: MetricSpec, name: str) -> str:
-        import os
+    def _fields(self, family: Any, config: Any) -> dict[str, np.ndarray]:
+        return family.empty_batch(config).columns  # type: ignore[no-any-return]
 
-        return os.path.join(self.root, f"{spec.name}-{self.keys[(spec.label, name)][:32]}.npz")
-
-    def load(self, spec: MetricSpec, name: str) -> list[dict[str, Any]] | None:
-        import os
-
-        path = self._path(spec, name)
-        if not os.path.isfile(path):
+    def load(
+        self, spec: MetricSpec, name: str, family: Any, config: Any, keep: bool
+    ) -> tuple[Any, list[dict[str, Any]], int] | None:
+        """``(exact total, chunks (when ``keep``), segments)`` of a verified entry, or ``None``."""
+        key = self.keys[(spec.label, name)]
+        template = self._fields(family, config)
+        fields = sorted(template)
+        carried = family.stats_cls.carried_fields
+        expected = self.expected[name]
+        if expected is None:
             return None
-        stats_cls = spec.family().stats_cls
-        with np.load(path, allow_pickle=False) as data:
-            n = int(data["n_chunks"])
-            carried = stats_cls.carried_fields
-            return [
-                {
-                    f: CarriedColumn.from_bytes(carried[f], data[f"{i}:{f}"].tobytes())
-                    if f in carried
-                    else data[f"{i}:{f}"]
-                    for f in stats_cls.field_names()
-                }
-                for i in range(n)
-            ]
+        try:
+            max_rows = min(self.chunk_size, expected)
+            widths = max(
+                (int(np.prod(v.shape[1:], dtype=np.int64)) for v in template.values() if isinstance(v, np.ndarray)),
+                default=1,
+            )
+            max_record = max_rows * max(widths, 1) * 8 + 4096
+            if carried:  # the bytes of tables or records: as large as the chunk's text, and more
+                max_record = max(max_record, _MAX_CARRIED_RECORD)
+            entry = self.store.read("stats", key, max_record=max_record)
+            if entry is None:
+                return None
+            meta = entry.meta
+            rows = meta.get("chunks")
+            # chunks of chunk_size rows, or smaller pieces (a model family is scored in pieces)
+            if (
+                meta.get("segments") != expected
+                or meta.get("fields") != fields
+                or not isinstance(rows, list)
+                or not all(isinstance(r, int) and not isinstance(r, bool) and 0 < r <= max_rows for r in rows)
+                or sum(rows) != expected
+                or entry.manifest.get("records") != len(rows) * len(fields)
+            ):
+                entry.close()
+                raise EntryError("its segment or chunk counts do not match the inputs")
+            total = family.zero(config)
+            kept: list[dict[str, Any]] = []
+            arrays = entry.arrays()
+            for n_rows in rows:
+                cols: dict[str, Any] = {}
+                for f in fields:
+                    a = next(arrays)
+                    want = template[f]
+                    if f in carried:
+                        cols[f] = _carried_column(carried[f], a, n_rows, f)
+                        continue
+                    if a.shape != (n_rows, *want.shape[1:]) or (want.dtype.kind == "f" and a.dtype != want.dtype):
+                        raise EntryError(f"column {f!r} has shape {a.shape} and dtype {a.dtype}")
+                    cols[f] = a.astype(want.dtype, copy=False)
+                total = _add_exact(total, StatsBatch(family.stats_cls, cols).exact_total())
+                if keep:
+                    kept.append(cols)
+            for _ in arrays:  # the payload digest is checked at the end
+                raise EntryError("it holds more records than its manifest lists")
+        except (EntryError, StopIteration) as err:
+            reason = "it holds fewer records than its manifest lists" if isinstance(err, StopIteration) else err
+            warn(f"cache entry {self.store.path('stats', key)} failed verification ({reason}); recomputing it")
+            self.store.discard("stats", key)
+            return None
+        return total, kept, expected
 
-    def save(self, spec: MetricSpec, name: str, chunks: Sequence[dict[str, np.ndarray]]) -> None:
-        import os
-        import tempfile
+    def writer(self, spec: MetricSpec, name: str, family: Any, config: Any) -> _CacheWrite | None:
+        try:
+            writer = self.store.writer("stats", self.keys[(spec.label, name)])
+        except OSError as err:
+            warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
+            return None
+        return _CacheWrite(writer, sorted(self._fields(family, config)))
 
-        arrays: dict[str, np.ndarray] = {"n_chunks": np.asarray(len(chunks))}
-        for i, cols in enumerate(chunks):
-            for f, v in cols.items():
-                # carried values (NIST's tables, CIDEr's records) are stored as bytes: object arrays need pickle
-                arrays[f"{i}:{f}"] = np.frombuffer(v.to_bytes(), np.uint8) if isinstance(v, CarriedColumn) else v
-        fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".npz")
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)  # type: ignore[arg-type]
-        os.replace(tmp, self._path(spec, name))  # atomic: a reader never sees half a file
+    def append(self, pending: _CacheWrite, cols: Mapping[str, Any]) -> bool:
+        """Write one chunk's columns out (so they need not be held); ``False`` when the entry had to be given
+        up. Carried columns (NIST's tables, CIDEr's records) are written as their bytes (a uint8 array), data
+        covered by the entry's digest like every other record: never an object array, never a pickle."""
+        try:
+            for f in pending.fields:
+                v = cols[f]
+                if isinstance(v, CarriedColumn):
+                    pending.writer.add(np.frombuffer(v.to_bytes(), dtype=np.uint8))
+                else:
+                    pending.writer.add(v, compact=True)
+        except OSError as err:
+            pending.abort()
+            warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
+            return False
+        pending.rows.append(len(cols[pending.fields[0]]))
+        return True
+
+    def commit(self, pending: _CacheWrite, n_segments: int) -> None:
+        meta = {"segments": n_segments, "chunks": pending.rows, "fields": pending.fields}
+        try:
+            pending.writer.commit(meta)
+        except OSError as err:
+            warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
 
 
-def _digest(source: Source) -> str:
-    """A content digest of a source: its bytes for files, its values for lists."""
+#: The largest record of carried bytes a cache entry may hold (a bound on what one read allocates).
+_MAX_CARRIED_RECORD = 1 << 30
+
+
+def _carried_column(kind: Any, array: np.ndarray, n_rows: int, field: str) -> CarriedColumn:
+    """A carried column from its stored bytes: exactly ``n_rows`` values, or :class:`EntryError`."""
+    if array.dtype != np.uint8 or array.ndim != 1:
+        raise EntryError(f"column {field!r} has shape {array.shape} and dtype {array.dtype}, not bytes")
+    try:
+        column = CarriedColumn.from_bytes(kind, array.tobytes())
+    except Exception as err:  # whatever the decoder raises on bytes it did not write: rebuild, never trust
+        raise EntryError(f"column {field!r} cannot be decoded ({type(err).__name__})") from None
+    if len(column) != n_rows:
+        raise EntryError(f"column {field!r} holds {len(column)} values for {n_rows} segments")
+    return column
+
+
+@dataclasses.dataclass
+class _CacheWrite:
+    """An entry being written: its writer, its column names (in record order) and the rows of each chunk."""
+
+    writer: Any
+    fields: list[str]
+    rows: list[int] = dataclasses.field(default_factory=list)
+
+    def abort(self) -> None:
+        self.writer.abort()
+
+
+def _add_exact(total: Any, part: Any) -> Any:
+    """``total + part`` for exact totals (:meth:`StatsBatch.exact_total`). The running total starts as the
+    family's zero, whose float fields are floats: ``0.0 + Fraction`` would round to a float, so the first part
+    replaces the zero instead of being added to it."""
+    return part if total == type(total).zero(**_sizes(total)) else total + part
+
+
+def _sizes(stats: Any) -> dict[str, int]:
+    return {f: len(getattr(stats, f)) for f in type(stats).tuple_fields if isinstance(getattr(stats, f), tuple)}
+
+
+def _digest(source: Source) -> tuple[str, int]:
+    """A content digest of a source and its number of segments: its bytes for files, its values for lists."""
     import hashlib
 
     h = hashlib.sha256()
     path = getattr(source, "path", None)
     if path is not None:
+        n, last = 0, b"\n"
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
+                n += block.count(b"\n")
+                last = block[-1:]
         h.update(f"|field:{getattr(source, 'field', '')}".encode())
-    else:
-        h.update(json.dumps(list(source), ensure_ascii=False).encode("utf-8"))
-    return h.hexdigest()
+        return h.hexdigest(), n + (last != b"\n")
+    n = 0
+    for value in source:
+        data = json.dumps(value, ensure_ascii=True).encode("ascii")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+        n += 1
+    return h.hexdigest(), n
 
 
 def _columns(spec: MetricSpec, result: Any) -> list[tuple[str, str | None]]:

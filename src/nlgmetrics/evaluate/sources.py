@@ -1,21 +1,30 @@
 """Streaming readers for the inputs of an evaluation run.
 
-Files are read line by line, never whole, so memory does not grow with the corpus. Lines are split on ``"\\n"``
-only (a ``"\\r"`` before it is dropped), decoded as strict UTF-8, and never dropped or filtered: an error names
-the file and the line.
+Files are read in blocks, never whole, so memory does not grow with the corpus. Paths are resolved, and lines
+split and decoded, by :mod:`nlgmetrics._files`, exactly as in every single-metric command: a path that does not
+name a readable file is an error naming it (it is never taken for text), a byte-order mark is dropped, CRLF
+endings are read as LF, strict UTF-8, no line ever dropped or filtered; an error names the file and the line.
+
+Text in memory is passed explicitly: a list of per-segment values for a system, and for references
+:class:`Texts` (one string, or one list of strings, per segment) or a list of per-segment lists. Standard input
+(``-``), pipes and FIFOs are copied once to a temporary file (removed with the :class:`Source`), so they can be
+read as often as a run needs (digests for the cache, the scores, the report's worst segments).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._files import check_input, display_name, is_stream, iter_lines, spool
 from ..errors import InvalidInputError
 
-__all__ = ["JsonlField", "Lines", "Memory", "Source", "as_source", "chunked_rows"]
+__all__ = ["JsonlField", "Lines", "Memory", "Source", "Texts", "as_source", "chunked_rows", "open_source"]
 
 
 class Source:
@@ -43,37 +52,30 @@ class Memory(Source):
 
 
 @dataclass
+class Texts(Memory):
+    """Segments given as text, in memory: one string (or, for references, one string or list of strings) per
+    segment. ``evaluate(Texts(refs), ...)`` says explicitly that ``refs`` holds the reference texts, not file
+    names."""
+
+    name: str = "<texts>"
+
+
+@dataclass
 class Lines(Source):
-    """A plain-text file, one segment per line."""
+    """A plain-text file, one segment per line. ``display`` is how messages name it (default: the path)."""
 
     path: str
+    display: str | None = None
 
     @property
     def name(self) -> str:  # type: ignore[override]
-        return os.fspath(self.path)
+        return self.display or os.fspath(self.path)
 
     def locate(self, index: int) -> str:
         return f"{self.name}:{index + 1}"
 
     def __iter__(self) -> Iterator[str]:
-        try:
-            fh = open(self.path, "rb")  # noqa: SIM115 - closed in the finally below
-        except OSError as err:
-            raise InvalidInputError(f"cannot read {self.name}: {err.strerror or err}") from err
-        try:
-            for lineno, raw in enumerate(fh, 1):
-                if raw.endswith(b"\n"):
-                    raw = raw[:-1]
-                    if raw.endswith(b"\r"):
-                        raw = raw[:-1]
-                try:
-                    yield raw.decode("utf-8")
-                except UnicodeDecodeError as err:
-                    raise InvalidInputError(
-                        f"{self.name}:{lineno}: invalid UTF-8 at byte {err.start} of the line"
-                    ) from None
-        finally:
-            fh.close()
+        return iter_lines(self.path, "", self.name)
 
 
 @dataclass
@@ -83,21 +85,24 @@ class JsonlField(Source):
     path: str
     field: str
     allow_list: bool = False
+    display: str | None = None
 
     @property
     def name(self) -> str:  # type: ignore[override]
-        return os.fspath(self.path)
+        return self.display or os.fspath(self.path)
 
     def locate(self, index: int) -> str:
         return f"{self.name}:{index + 1}"
 
     def __iter__(self) -> Iterator[Any]:
-        for i, line in enumerate(Lines(self.path)):
+        for i, line in enumerate(iter_lines(self.path, "", self.name)):
             where = f"{self.name}:{i + 1}"
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as err:
                 raise InvalidInputError(f"{where}: not valid JSON ({err.msg})") from None
+            except RecursionError:
+                raise InvalidInputError(f"{where}: the JSON is nested too deeply to read") from None
             if not isinstance(obj, dict) or self.field not in obj:
                 raise InvalidInputError(f"{where}: no field {self.field!r}")
             value = obj[self.field]
@@ -107,19 +112,45 @@ class JsonlField(Source):
                 raise InvalidInputError(f"{where}: field {self.field!r} is {type(value).__name__}, expected a string")
 
 
-def as_source(value: Any, *, field: str | None = None, allow_list: bool = False) -> Source:
-    """A :class:`Source` from a path (text, or JSON Lines with ``field``), a list, or a Source."""
+def open_source(
+    value: Any, *, field: str | None = None, allow_list: bool = False, option: str = "", spool_dir: str | None = None
+) -> Source:
+    """A :class:`Source` from a path (text, or JSON Lines with ``field`` or a ``.jsonl`` name), a list of
+    segments, :class:`Texts` or a Source. The path must name a readable file, a pipe or ``-``; a stream is copied
+    to a temporary file once, here. ``option`` names the input in messages (``--ref``, ``--sys NAME``)."""
     if isinstance(value, Source):
         return value
     if isinstance(value, (str, os.PathLike)):
-        path = os.fspath(value)
-        if field is not None or path.endswith(".jsonl"):
+        given = os.fspath(value)
+        path = check_input(given, option or "input")
+        display = display_name(given)
+        cleanup = None
+        if is_stream(path):
+            path = spool(path, option or "input", spool_dir)
+            cleanup = path
+        source: Source
+        if field is not None or given.endswith(".jsonl"):
             default = "references" if allow_list else "prediction"
-            return JsonlField(path, field or default, allow_list=allow_list)
-        return Lines(path)
+            source = JsonlField(path, field or default, allow_list=allow_list, display=display)
+        else:
+            source = Lines(path, display=display)
+        if cleanup is not None:
+            weakref.finalize(source, _remove, cleanup)
+        return source
     if isinstance(value, (list, tuple)):
         return Memory(value)
-    raise InvalidInputError(f"expected a file path or a list of segments, got {type(value).__name__}")
+    raise InvalidInputError(
+        f"{option or 'input'}: expected a file path or a list of segments, got {type(value).__name__}"
+    )
+
+
+#: The name older code used.
+as_source = open_source
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 def chunked_rows(sources: Sequence[Source], size: int) -> Iterator[list[tuple[Any, ...]]]:

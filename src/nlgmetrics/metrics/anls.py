@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from .._inputs import ReferenceSets
-from ..algorithms.edit import expand_pairs, reduce_segments
+from ..algorithms.edit import expand_pairs, lengths, reduce_segments
+from ..algorithms.guard import check_pairs
 from ..errors import unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
@@ -101,6 +102,8 @@ def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> Stat
     flat_p, flat_r, starts = expand_pairs(preds, refs)
     flat_np, _, _ = expand_pairs([norm(p) for p in preds], refs)
     flat_nr = [norm(r) for r in flat_r]
+    seg = None if starts is None else np.searchsorted(starts, np.arange(len(flat_p)), side="right") - 1
+    check_pairs("anls", "levenshtein", lengths(flat_np), lengths(flat_nr), seg)
     basis_p, basis_r = (flat_p, flat_r) if cfg.length_basis == "raw" else (flat_np, flat_nr)
     denominators = np.maximum(_upper_lengths(basis_p), _upper_lengths(basis_r))
     dist = normalized_distances(flat_np, flat_nr, 1, denominators)

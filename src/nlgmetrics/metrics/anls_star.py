@@ -131,8 +131,18 @@ def _as_corpus(values: Any, name: str) -> list[Any]:
     raise InvalidInputError(f"{name} is {describe(values)}; expected a sequence with one object per sample")
 
 
-def _check_object(value: Any, path: str, *, reference: bool) -> None:
+#: The deepest nesting of lists, tuples and dicts scored (the walk is recursive; real answers nest a few levels).
+MAX_DEPTH = 100
+
+
+def _check_object(value: Any, path: str, *, reference: bool, depth: int = 0) -> None:
     """Raise :class:`InvalidInputError` naming the path of the first value ANLS* cannot score."""
+    if depth > MAX_DEPTH:
+        root = path[: path.index("]") + 1] if "]" in path else path
+        raise InvalidInputError(
+            f"{root} is nested more than {MAX_DEPTH} levels deep (lists, tuples or dicts inside each other, or a "
+            "container that holds itself); ANLS* scores structures up to that depth"
+        )
     if isinstance(value, np.generic):
         # np.float64 is a float, but the package's none-like test and its equality checks turn numpy scalars into
         # arrays and crash in some positions; ask for plain Python numbers instead
@@ -151,15 +161,15 @@ def _check_object(value: Any, path: str, *, reference: bool) -> None:
         if not value:
             raise InvalidInputError(f"{path} is an empty tuple: a tuple of alternatives needs at least one")
         for i, item in enumerate(value):
-            _check_object(item, f"{path}[{i}]", reference=reference)
+            _check_object(item, f"{path}[{i}]", reference=reference, depth=depth + 1)
         return
     if isinstance(value, list):
         for i, item in enumerate(value):
-            _check_object(item, f"{path}[{i}]", reference=reference)
+            _check_object(item, f"{path}[{i}]", reference=reference, depth=depth + 1)
         return
     if isinstance(value, dict):
         for key, item in value.items():
-            _check_object(item, f"{path}[{key!r}]", reference=reference)
+            _check_object(item, f"{path}[{key!r}]", reference=reference, depth=depth + 1)
         return
     raise InvalidInputError(
         f"{path}: unsupported type {type(value).__name__} ({value!r:.40}); ANLS* accepts {_ACCEPTED}"

@@ -24,7 +24,17 @@ from .._inputs import ReferenceSets, check_pairs, check_predictions
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option
 from ..stats import Stats, StatsBatch
 
-__all__ = ["REDUCTIONS", "Family", "Result", "check_reduction", "safe_div"]
+__all__ = [
+    "MAX_ORDER",
+    "MAX_WORKERS",
+    "REDUCTIONS",
+    "Family",
+    "Result",
+    "check_integer",
+    "check_number",
+    "check_reduction",
+    "safe_div",
+]
 
 C = TypeVar("C")
 S = TypeVar("S", bound=Stats)
@@ -335,6 +345,23 @@ def signature_of(family: Family[Any, Any, Any], config: Any) -> str:
     with contextlib.suppress(AttributeError, TypeError):  # a config with __slots__ keeps none
         object.__setattr__(config, "_nlgm_signature", (family.name, signature))
     return signature
+
+
+#: The largest n-gram order any family accepts (sacrebleu's orders are 4 and 6; beyond this only memory grows).
+MAX_ORDER = 100
+#: The largest number of worker processes a family's option may ask for.
+MAX_WORKERS = 256
+
+
+def check_integer(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> None:
+    """Raise :class:`InvalidInputError` naming ``name`` unless ``value`` is an integer (never a bool or a float)
+    within the bounds."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidInputError(f"{name} must be an integer, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise InvalidInputError(f"{name} must be >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise InvalidInputError(f"{name} must be <= {maximum:,}, got {value!r}")
 
 
 def check_number(name: str, value: Any, *, minimum: float | None = None, maximum: float | None = None) -> None:

@@ -49,7 +49,7 @@ import math
 import struct
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -281,6 +281,8 @@ class BERTScoreStats(Stats):
     """Sums of the raw (not rescaled) per-segment P, R and F; the number of segments; how many of them were empty
     (scored 0) and how many held a truncated text."""
 
+    signed_fields: ClassVar[frozenset[str]] = frozenset({"precision", "recall", "f1"})  # cosine sums
+
     precision: float
     recall: float
     f1: float
@@ -303,11 +305,28 @@ class BERTScoreResult(Result):
     hash: str = ""
 
 
+def _check_encodable(preds: list[str], refs: ReferenceSets) -> None:
+    """A lone surrogate (from a JSON escape such as "\\ud800") cannot reach the tokenizer, which fails with a
+    TypeError: name the segment instead."""
+    for kind, values, index in (("predictions", preds, None), ("references", refs.flat, refs.starts)):
+        for k, text in enumerate(values):
+            if not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError as err:
+                    i = k if index is None else int(np.searchsorted(index, k, side="right")) - 1
+                    raise InvalidInputError(
+                        f"{kind}[{i}] holds a lone surrogate ({text[err.start]!r} at character {err.start}), "
+                        "which is not text a tokenizer can read; replace it (e.g. with U+FFFD)"
+                    ) from None
+
+
 def _kernel(preds: list[str], refs: ReferenceSets, cfg: BERTScoreConfig) -> StatsBatch[BERTScoreStats]:
     from ..torch.bertscore import get_encoder, score_corpus
 
     assert cfg.model is not None  # resolved by the config
     assert cfg.num_layers is not None
+    _check_encodable(preds, refs)  # before the model loads: a bad input fails at once, not 10 s later
     encoder = get_encoder(cfg.model, cfg.num_layers, device=cfg.device, dtype=cfg.dtype)
     table = cfg.idf_weights
     if cfg.idf and table is None:

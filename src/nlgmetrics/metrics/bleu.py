@@ -57,9 +57,11 @@ from .._inputs import ReferenceSets
 from ..algorithms.native import has_native, native
 from ..algorithms.ngrams import (
     ReferenceCache,
+    TokenStreams,
     build_index,
     clipped_counts,
     codepoint_streams,
+    stored_vocabulary_streams,
     vocabulary_streams,
 )
 from ..errors import InvalidInputError, unknown_option
@@ -67,7 +69,8 @@ from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
 from ..text.mt_tokenize import SACREBLEU_TOKENIZERS, perl_lowercase, perl_split, sacrebleu_tokenizer
-from .base import Family, Result, check_number
+from ..text.registry import check_tokenizer_name, resolve_ja_mecab
+from .base import MAX_ORDER, Family, Result, check_integer, check_number
 
 __all__ = [
     "BLEU",
@@ -114,12 +117,27 @@ _TAIL_ORDER = 5  # NLTK's method5 reads the last sentence's 5-gram precision, wh
 
 
 # ====================================================================== config
+def sacrebleu_name(tokenizer: str | None) -> str | None:
+    """sacrebleu's name of a BLEU tokenizer (``"ja-mecab-ipadic"`` is its ``"ja-mecab"``), or ``None`` for a
+    tokenizer sacrebleu does not have."""
+    if tokenizer == "ja-mecab-ipadic":
+        return "ja-mecab"
+    return tokenizer if tokenizer in SACREBLEU_TOKENIZERS and tokenizer != "ja-mecab" else None
+
+
+def _VALID_TOKENIZERS() -> list[str]:
+    from ..text.registry import public_tokenizers
+
+    return sorted({*SACREBLEU_TOKENIZERS, "whitespace", "perl-whitespace", *public_tokenizers()})
+
+
 @dataclasses.dataclass(frozen=True)
 class BLEUConfig:
     """Options of BLEU. ``None`` means "the convention's default".
 
     * ``convention``: ``"sacrebleu"``, ``"nltk"``, ``"nltk-3.2"`` or ``"moses"`` (how statistics become a score).
-    * ``tokenizer``: a sacrebleu tokenizer (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"ja-mecab"``,
+    * ``tokenizer``: a sacrebleu tokenizer (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"ja-mecab"`` — stored
+      and signed as ``"ja-mecab-ipadic"``, MeCab with the IPA dictionary as in sacrebleu —,
       ``"ko-mecab"``, ``"none"``), ``"whitespace"`` (``str.split``), ``"perl-whitespace"`` (Perl's ``split``)
       or any registered tokenizer.
     * ``lowercase``: lowercase first (ASCII letters only under ``moses``, as Perl's ``lc`` on bytes).
@@ -162,8 +180,12 @@ class BLEUConfig:
             _set(self, "scale", scale)
         if not isinstance(self.tokenizer, str):
             raise InvalidInputError(f"tokenizer must be a name, got {self.tokenizer!r}")
-        if self.tokenizer in SACREBLEU_TOKENIZERS:
-            sacrebleu_tokenizer(self.tokenizer)  # fail early: unknown name or missing MeCab
+        check_tokenizer_name(self.tokenizer, _VALID_TOKENIZERS())
+        # "ja-mecab" is sacrebleu's: MeCab with the IPA dictionary; the signature names the dictionary
+        _set(self, "tokenizer", resolve_ja_mecab(self.tokenizer, "ja-mecab-ipadic"))
+        sacre = sacrebleu_name(self.tokenizer)
+        if sacre is not None:
+            sacrebleu_tokenizer(sacre)  # fail early: unknown name or missing MeCab
         else:
             get_tokenizer(self.tokenizer)
         for flag in ("lowercase", "effective_order", "auto_reweigh"):
@@ -174,7 +196,7 @@ class BLEUConfig:
         if self.smoothing not in valid:
             raise unknown_option(f"smoothing for the {self.convention} convention", self.smoothing, list(valid))
         if self.smooth_value is not None:
-            check_number("smooth_value", self.smooth_value, minimum=0.0)
+            check_number("smooth_value", self.smooth_value, minimum=0.0, maximum=1e6)
             if self.smoothing not in _SMOOTH_DEFAULTS:
                 raise InvalidInputError(f"smoothing {self.smoothing!r} takes no smooth_value")
             if self.smoothing in ("method4", "method6", "method7"):
@@ -206,7 +228,11 @@ class BLEUConfig:
             if isinstance(weights, (str, bytes)) or not isinstance(weights, (tuple, list)) or not weights:
                 raise InvalidInputError(f"weights must be a non-empty sequence of numbers, got {weights!r}")
             for w in weights:
-                check_number("each weight", w, minimum=0.0)
+                check_number("each weight", w, minimum=0.0, maximum=1e6)
+            if not any(weights):
+                raise InvalidInputError(
+                    f"weights must not all be 0 (they weigh the n-gram precisions), got {weights!r}"
+                )
             object.__setattr__(self, "weights", tuple(weights))
             if self.max_order is not None and self.max_order != len(weights):
                 raise InvalidInputError(
@@ -217,6 +243,7 @@ class BLEUConfig:
             object.__setattr__(self, "max_order", 4)
         if isinstance(self.max_order, bool) or not isinstance(self.max_order, int) or self.max_order < 1:
             raise InvalidInputError(f"max_order must be a positive integer, got {self.max_order!r}")
+        check_integer("max_order", self.max_order, minimum=1, maximum=MAX_ORDER)
 
     # ------------------------------------------------------------------ derived settings
     @property
@@ -314,8 +341,9 @@ def tokenize(lines: list[str], cfg: BLEUConfig) -> list[list[str]]:
     lines = _lower(lines, cfg)
     name = cfg.tokenizer
     assert name is not None
-    if name in SACREBLEU_TOKENIZERS:
-        return sacrebleu_tokenizer(name).batch([line.rstrip() for line in lines])  # sacrebleu strips right first
+    sacre = sacrebleu_name(name)
+    if sacre is not None:
+        return sacrebleu_tokenizer(sacre).batch([line.rstrip() for line in lines])  # sacrebleu strips right first
     if name == "whitespace":
         return [line.split() for line in lines]
     if name == "perl-whitespace":
@@ -341,9 +369,23 @@ def _reference_index(refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> tuple
     if _uses_codepoints(cfg):
         streams = codepoint_streams(_char_texts(refs.flat, cfg), unit)
         return build_index(streams, len(refs), orders, 0x110000), None
-    vocabulary: dict[Any, int] = {}
-    streams = vocabulary_streams(tokenize(refs.flat, cfg), unit, vocabulary, grow=True)
+    ids, lengths, vocabulary = stored_vocabulary_streams(
+        _tokens_namespace(cfg), refs.flat, lambda texts: tokenize(list(texts), cfg)
+    )
+    streams = TokenStreams(ids, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), unit)
     return build_index(streams, len(refs), orders, max(len(vocabulary), 1)), vocabulary
+
+
+def _tokens_namespace(cfg: BLEUConfig) -> str:
+    """Everything besides the text that changes BLEU's tokens, for the on-disk token cache: the settings and the
+    tokenizer's own identity (a MeCab dictionary's version)."""
+    name = cfg.tokenizer or ""
+    sacre = sacrebleu_name(name)
+    tok: Any = sacrebleu_tokenizer(sacre) if sacre is not None else None
+    if tok is None and name not in ("whitespace", "perl-whitespace"):
+        tok = get_tokenizer(name)
+    identity = getattr(tok, "signature", None) or getattr(tok, "version", None) or ""
+    return f"bleu|{_token_settings(cfg)!r}|{identity}"
 
 
 def _token_settings(cfg: BLEUConfig) -> tuple[Any, ...]:
@@ -807,7 +849,8 @@ def _nrefs(stats: BLEUStats) -> Any:
 
 
 def _sacrebleu_signature(stats: BLEUStats, cfg: BLEUConfig) -> str | None:
-    if cfg.convention != "sacrebleu" or cfg.tokenizer not in SACREBLEU_TOKENIZERS or cfg.weights is not None:
+    sacre = sacrebleu_name(cfg.tokenizer)
+    if cfg.convention != "sacrebleu" or sacre is None or cfg.weights is not None:
         return None
     nrefs = _nrefs(stats)
     cached = cfg.__dict__.get("_nlgm_sacrebleu_signature")
@@ -822,7 +865,9 @@ def _build_sacrebleu_signature(nrefs: Any, cfg: BLEUConfig) -> str:
     smooth = str(cfg.smoothing)
     if smooth in ("floor", "add-k"):
         smooth += f"[{cfg.value:.2f}]"
-    tok = sacrebleu_tokenizer(str(cfg.tokenizer)).signature
+    sacre = sacrebleu_name(cfg.tokenizer)
+    assert sacre is not None  # checked by the caller
+    tok = sacrebleu_tokenizer(sacre).signature
     return (
         f"nrefs:{nrefs}|case:{'lc' if cfg.lowercase else 'mixed'}|eff:{'yes' if cfg.effective_order else 'no'}"
         f"|tok:{tok}|smooth:{smooth}|version:{SACREBLEU_VERSION}"

@@ -33,6 +33,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from .._inputs import ReferenceSets
+from ..algorithms.guard import check_pairs
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import StatsBatch
@@ -144,6 +145,11 @@ def character_score(hyp_words: Sequence[str], ref_words: Sequence[str]) -> float
 
 
 def _character_kernel(preds: list[str], refs: ReferenceSets, cfg: CharacTERConfig) -> StatsBatch[NLSStats]:
+    counts = refs.counts().astype(np.int64)
+    seg = np.repeat(np.arange(len(preds), dtype=np.int64), counts)
+    hyp_len = np.fromiter((len(p.split()) for p in preds), dtype=np.int64, count=len(preds))
+    ref_len = np.fromiter((len(r.split()) for r in refs.flat), dtype=np.int64, count=len(seg))
+    check_pairs("character", "character", hyp_len[seg], ref_len, seg)
     scores = np.empty(len(preds), dtype=np.float64)
     for i, pred in enumerate(preds):
         hyp_words = pred.split()
@@ -152,7 +158,7 @@ def _character_kernel(preds: list[str], refs: ReferenceSets, cfg: CharacTERConfi
             ref_words = ref.split()
             if not ref_words:
                 raise InvalidInputError(
-                    f"reference {i} has no word: CharacTER divides by the number of reference words (the cer "
+                    f"references[{i}] has no word: CharacTER divides by the number of reference words (the cer "
                     "package fails with ZeroDivisionError there)"
                 )
             best = min(best, character_score(hyp_words, ref_words))

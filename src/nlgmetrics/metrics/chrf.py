@@ -32,7 +32,7 @@ from ..algorithms.ngrams import (
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
-from .base import Family, Result, check_number
+from .base import MAX_ORDER, Family, Result, check_integer, check_number
 from .bleu import SACREBLEU_VERSION
 
 __all__ = ["CHRF", "CHRFConfig", "CHRFResult", "CHRFStats", "chrf", "chrf_from_stats", "sentence_chrf"]
@@ -59,9 +59,10 @@ class CHRFConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError(f"{name} must be a non-negative integer, got {value!r}")
+            check_integer(name, value, minimum=0, maximum=MAX_ORDER)
         if self.char_order + self.word_order == 0:
             raise InvalidInputError("char_order and word_order cannot both be 0: there would be no n-gram to count")
-        check_number("beta", self.beta, minimum=0.0)
+        check_number("beta", self.beta, minimum=0.0, maximum=1e6)
         for flag in ("lowercase", "whitespace", "eps_smoothing"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidInputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")

@@ -46,7 +46,7 @@ from .._inputs import ReferenceSets
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Carried, CarriedColumn, Records, Stats, StatsBatch
-from .base import Family, Result, check_number, signature_of
+from .base import MAX_ORDER, Family, Result, check_integer, check_number, signature_of
 
 __all__ = ["CIDER", "CiderConfig", "CiderResult", "CiderStats", "cider", "cider_scores"]
 
@@ -78,13 +78,16 @@ class CiderConfig:
             raise unknown_option("CIDEr tokenizer", self.tokenizer, list(TOKENIZERS))
         if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
             raise InvalidInputError(f"n must be a positive integer, got {self.n!r}")
+        check_integer("n", self.n, minimum=1, maximum=MAX_ORDER)
         for flag in ("clip", "length_penalty"):
             if not isinstance(getattr(self, flag), (bool, np.bool_)):
                 raise InvalidInputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
-        check_number("sigma", self.sigma)
+        check_number("sigma", self.sigma, maximum=1e6)
         if self.sigma <= 0:
             raise InvalidInputError(f"sigma must be > 0, got {self.sigma!r}")
-        check_number("scale", self.scale)
+        check_number("scale", self.scale, maximum=1e6)
+        if self.scale <= 0:  # a negative scale would turn every ranking upside down
+            raise InvalidInputError(f"scale must be > 0, got {self.scale!r}")
 
 
 @dataclasses.dataclass(frozen=True)

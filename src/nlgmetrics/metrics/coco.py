@@ -75,6 +75,10 @@ class CocoStats(Stats):
     images: Records
     count: int
     references: int
+    #: ROUGE's remainders may be negative (as in RougeStats)
+    signed_fields: ClassVar[frozenset[str]] = frozenset(
+        {"rouge_precision_low", "rouge_recall_low", "rouge_fmeasure_low"}
+    )
 
     tuple_fields: ClassVar[Mapping[str, int]] = {"matches": 4, "totals": 4}
     carried_fields: ClassVar[Mapping[str, type[Carried]]] = {"images": Records}

@@ -36,10 +36,12 @@ from ..algorithms.edit import (
     operation_counts,
     reduce_segments,
 )
+from ..algorithms.guard import check_pairs
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
+from ..text.registry import check_tokenizer_name, resolve_ja_mecab
 from .base import Family, Result, check_reduction, safe_div
 
 __all__ = [
@@ -69,11 +71,18 @@ __all__ = [
 ]
 
 
+#: The largest substitution cost (above 2 a substitution is never cheaper than a deletion and an insertion; the
+#: cap keeps every distance within 64-bit integers).
+MAX_SUBSTITUTION_COST = 2**31 - 1
+
+
 def _check_substitution_cost(value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
         raise InvalidInputError(
             f"substitution_cost must be a non-negative integer (as in torchmetrics' EditDistance), got {value!r}"
         )
+    if value > MAX_SUBSTITUTION_COST:
+        raise InvalidInputError(f"substitution_cost must be <= {MAX_SUBSTITUTION_COST:,}, got {value!r}")
 
 
 # ====================================================================== edit distance
@@ -101,8 +110,18 @@ class EditDistanceResult(Result):
     count: int = 0
 
 
+def _guard(metric: str, flat_p: Sequence[Any], flat_r: Sequence[Any], starts: np.ndarray | None, kernel: str) -> None:
+    """Refuse, before it runs, a pair whose edit distance would take longer than the limit
+    (:mod:`nlgmetrics.algorithms.guard`)."""
+    seg = None
+    if starts is not None:
+        seg = np.searchsorted(starts, np.arange(len(flat_p)), side="right") - 1
+    check_pairs(metric, kernel, lengths(flat_p), lengths(flat_r), seg)
+
+
 def _edit_kernel(preds: list[str], refs: ReferenceSets, cfg: EditDistanceConfig) -> StatsBatch[EditDistanceStats]:
     flat_p, flat_r, starts = expand_pairs(preds, refs)
+    _guard("edit_distance", flat_p, flat_r, starts, "levenshtein")
     dist = reduce_segments(levenshtein_many(flat_p, flat_r, cfg.substitution_cost), starts, "min")
     return StatsBatch(EditDistanceStats, {"distance": dist, "count": np.ones(len(preds), dtype=np.int64)})
 
@@ -162,6 +181,7 @@ def normalized_distances(
 
 def _nls_kernel(preds: list[str], refs: ReferenceSets, cfg: NLSConfig) -> StatsBatch[NLSStats]:
     flat_p, flat_r, starts = expand_pairs(preds, refs)
+    _guard("nls", flat_p, flat_r, starts, "levenshtein")
     if cfg.substitution_cost == 1:
         sim = normalized_similarity_many(flat_p, flat_r)
     else:
@@ -215,8 +235,12 @@ class ErrorRateConfig:
         if self.unit not in _UNITS:
             raise unknown_option("unit", self.unit, list(_UNITS))
         _check_substitution_cost(self.substitution_cost)
-        if self.tokenizer is None:
+        if self.tokenizer is None or self.tokenizer == _UNITS[self.unit]:  # the internal name of the default
             object.__setattr__(self, "tokenizer", _UNITS[self.unit])
+        else:
+            check_tokenizer_name(self.tokenizer)
+            # "ja-mecab" is the registry's: fugashi with UniDic-lite; the signature names the dictionary
+            object.__setattr__(self, "tokenizer", resolve_ja_mecab(self.tokenizer, "ja-mecab-unidic-lite"))
         get_tokenizer(self.tokenizer or _UNITS[self.unit])  # fail early on an unknown name
 
 
@@ -253,6 +277,10 @@ def _error_rate_kernel(preds: list[str], refs: ReferenceSets, cfg: ErrorRateConf
     tok = get_tokenizer(cfg.tokenizer or _UNITS[cfg.unit])
     ptoks = [tok(p) for p in preds]
     rtoks = [tok(r) for r in refs.first()]
+    if cfg.unit == "char":
+        _guard("cer", ptoks, rtoks, None, "levenshtein")
+    else:
+        _guard("wer", ptoks, rtoks, None, "token-levenshtein")
     n = len(preds)
     counts = np.zeros((4, n), dtype=np.int64)
     for i, (r, p) in enumerate(zip(rtoks, ptoks, strict=False)):

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .._inputs import ReferenceSets
+from ..algorithms.guard import check_pairs
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import StatsBatch
@@ -60,7 +61,7 @@ class EEDConfig:
         if self.language not in LANGUAGES:
             raise InvalidInputError(f"language must be one of {', '.join(LANGUAGES)}, got {self.language!r}")
         for name in ("alpha", "rho", "deletion", "insertion"):
-            check_number(name, getattr(self, name), minimum=0.0)
+            check_number(name, getattr(self, name), minimum=0.0, maximum=1e6)
             object.__setattr__(self, name, float(getattr(self, name)))
         object.__setattr__(self, "reduction", check_reduction(self.reduction))
 
@@ -138,16 +139,25 @@ def _eed_kernel(preds: list[str], refs: ReferenceSets, cfg: EEDConfig) -> StatsB
     prep = _PREPROCESS[cfg.language]
     pair = _PAIR
     args = (cfg.alpha, cfg.rho, cfg.deletion, cfg.insertion)
+    hyps = [prep(p) for p in preds]
+    counts = refs.counts().astype(np.int64)
+    seg = np.repeat(np.arange(len(preds), dtype=np.int64), counts)
+    check_pairs(
+        "eed",
+        "eed" if pair is not eed_pair_python else "eed-python",
+        np.fromiter((len(hyps[s]) for s in seg.tolist()), dtype=np.int64, count=len(seg)),
+        np.fromiter((len(prep(r)) for r in refs.flat), dtype=np.int64, count=len(seg)),
+        seg,
+    )
     scores = np.empty(len(preds), dtype=np.float64)
-    for i, pred in enumerate(preds):
-        hyp = prep(pred)
+    for i, hyp in enumerate(hyps):
         best = float("inf")
         for ref in refs[i]:
             try:
                 score = pair(hyp, prep(ref), *args)
             except ZeroDivisionError:
                 raise InvalidInputError(
-                    f"segment {i}: an empty reference with rho=0 has no EED (0 / 0 in the formula)"
+                    f"references[{i}]: an empty reference with rho=0 has no EED (0 / 0 in the formula)"
                 ) from None
             best = min(best, score)
         scores[i] = best

@@ -34,7 +34,7 @@ from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
-from .base import Family, Result, safe_div
+from .base import MAX_ORDER, Family, Result, check_integer, safe_div
 from .chrf import _segments_and_columns
 
 __all__ = ["GLEU", "GLEUConfig", "GLEUResult", "GLEUStats", "gleu", "gleu_from_stats", "sentence_gleu"]
@@ -54,6 +54,7 @@ class GLEUConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise InvalidInputError(f"{name} must be a positive integer, got {value!r}")
+            check_integer(name, value, minimum=1, maximum=MAX_ORDER)
         if self.min_len > self.max_len:
             raise InvalidInputError(
                 f"min_len ({self.min_len}) is larger than max_len ({self.max_len}): no n-gram order is left "

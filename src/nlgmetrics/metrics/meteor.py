@@ -66,7 +66,7 @@ class METEORConfig:
 
     def __post_init__(self) -> None:
         check_number("alpha", self.alpha, minimum=0.0, maximum=1.0)
-        check_number("beta", self.beta, minimum=0.0)
+        check_number("beta", self.beta, minimum=0.0, maximum=1e6)
         check_number("gamma", self.gamma, minimum=0.0, maximum=1.0)
         for name in ("alpha", "beta", "gamma"):  # 1 and 1.0 give the same numbers: one signature
             object.__setattr__(self, name, float(getattr(self, name)))

@@ -48,7 +48,7 @@ from ..signature import sig_field
 from ..stats import Carried, CarriedColumn, Stats, StatsBatch
 from ..text import get_tokenizer
 from ..text.mt_tokenize import mteval_tokenize
-from .base import Family, Result, signature_of
+from .base import MAX_ORDER, Family, Result, check_integer, signature_of
 from .chrf import _segments_and_columns
 
 __all__ = ["NIST", "NISTConfig", "NISTResult", "NISTStats", "nist", "nist_from_stats", "sentence_nist"]
@@ -70,6 +70,8 @@ class NISTConfig:
             raise unknown_option("NIST convention", self.convention, list(CONVENTIONS))
         limit = 9 if self.convention == "mteval" else None
         n = self.max_order
+        if not (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):
+            check_integer("max_order", n, minimum=1, maximum=MAX_ORDER)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or (limit and n > limit):
             raise InvalidInputError(
                 f"max_order must be a positive integer{' up to 9 (mteval counts 9-grams at most)' if limit else ''}, "

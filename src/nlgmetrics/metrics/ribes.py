@@ -74,8 +74,8 @@ class RIBESConfig:
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
             raise unknown_option("RIBES convention", self.convention, CONVENTIONS)
-        check_number("alpha", self.alpha, minimum=0.0)
-        check_number("beta", self.beta, minimum=0.0)
+        check_number("alpha", self.alpha, minimum=0.0, maximum=1e6)
+        check_number("beta", self.beta, minimum=0.0, maximum=1e6)
         for name in ("alpha", "beta"):  # 1 and 1.0 give the same numbers: one signature
             object.__setattr__(self, name, float(getattr(self, name)))
         for flag in ("lowercase", "ignore_empty_references"):

@@ -53,7 +53,7 @@ from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
-from .base import Family, Result, check_number
+from .base import MAX_WORKERS, Family, Result, check_number
 from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
 from .rouge_scores import AggregateScore, RougeScore
 
@@ -78,9 +78,11 @@ DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 PARALLEL_MIN_SEGMENTS = 2000
 
 
-def _check_int(name: str, value: Any, minimum: int) -> None:
+def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise InvalidInputError(f"{name} must be <= {maximum:,}, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,15 +151,16 @@ class RougeConfig:
         object.__setattr__(self, "rouge_types", types)
         if self.tokenizer not in BUILTIN_TOKENIZERS:
             from ..text import get_tokenizer
+            from ..text.registry import check_tokenizer_name, public_tokenizers, resolve_ja_mecab
 
+            valid = [*BUILTIN_TOKENIZERS, *public_tokenizers()]
+            check_tokenizer_name(self.tokenizer, valid)
+            # "ja-mecab" is the registry's: fugashi with UniDic-lite; the signature names the dictionary
+            object.__setattr__(self, "tokenizer", resolve_ja_mecab(self.tokenizer, "ja-mecab-unidic-lite"))
             try:
                 get_tokenizer(self.tokenizer)  # fail early, with the install hint of an optional tokenizer
             except UnknownOptionError:
-                from ..text import available_tokenizers
-
-                raise unknown_option(
-                    "tokenizer", self.tokenizer, [*BUILTIN_TOKENIZERS, *available_tokenizers()]
-                ) from None
+                raise unknown_option("tokenizer", self.tokenizer, valid) from None
         if self.scoring not in SCORINGS:
             raise unknown_option("scoring", self.scoring, list(SCORINGS))
         if self.stemmer is None:
@@ -175,7 +178,7 @@ class RougeConfig:
             not isinstance(self.sentence_separator, str) or not self.sentence_separator
         ):
             raise InvalidInputError(f"sentence_separator must be a non-empty string, got {self.sentence_separator!r}")
-        check_number("beta", self.beta, minimum=0.0)
+        check_number("beta", self.beta, minimum=0.0, maximum=1e6)
         if self.beta <= 0:
             raise InvalidInputError(f"beta must be > 0, got {self.beta!r}")
         if self.alpha is not None:
@@ -191,15 +194,18 @@ class RougeConfig:
                 "length_limit and byte_limit truncate the raw text as ROUGE-1.5.5 does; they need "
                 "tokenizer='rouge155' (preset 'rouge155')"
             )
-        check_number("weight", self.weight, minimum=0.0)
+        # f(k) = k ** weight over LCS run lengths k: beyond 10 the weighted lengths of long texts overflow
+        check_number("weight", self.weight, minimum=0.0, maximum=10.0)
         if self.weight <= 0:
             raise InvalidInputError(f"weight must be > 0 (ROUGE-1.5.5's -w), got {self.weight!r}")
-        _check_int("bootstrap_samples", self.bootstrap_samples, 0)
+        _check_int("bootstrap_samples", self.bootstrap_samples, 0, maximum=1_000_000)
         check_number("confidence", self.confidence, minimum=0.0, maximum=1.0)
+        if not 0 < self.confidence < 1:
+            raise InvalidInputError(f"confidence must be between 0 and 1 (exclusive), got {self.confidence!r}")
         _check_int("seed", self.seed, 0)
         if self.bootstrap_rng not in BOOTSTRAP_RNGS:
             raise unknown_option("bootstrap_rng", self.bootstrap_rng, list(BOOTSTRAP_RNGS))
-        _check_int("workers", self.workers, 1)
+        _check_int("workers", self.workers, 1, maximum=MAX_WORKERS)
         if self.scoring in ("pltrdy", "llamafactory"):  # imported only then: it loads rapidfuzz
             from .rouge_sets import check_set_scoring
 
@@ -232,6 +238,8 @@ class RougeStats(Stats):
     tuple_fields: ClassVar[Mapping[str, int]] = dict.fromkeys(
         (*_MEASURES, *(f"{m}_low" for m in _MEASURES)), len(DEFAULT_TYPES)
     )
+    #: the remainders may be negative
+    signed_fields: ClassVar[frozenset[str]] = frozenset(f"{m}_low" for m in _MEASURES)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

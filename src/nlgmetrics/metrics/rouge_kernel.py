@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._inputs import ReferenceSets
+from ..algorithms.guard import check_pairs, limit_seconds
 from ..algorithms.native import native
 from ..errors import UnknownOptionError
 from ..text.rouge_tokenize import kernel_text, rouge155_truncate, rouge_encoder
@@ -130,6 +131,46 @@ def _items(texts: list[str], tokenizer: str | Callable[[str], list[str]], senten
     return [kernel_text(t, tokenizer, sentences) for t in texts]
 
 
+#: An upper bound on the tokens of a text, for the cost guard: ASCII letter and digit runs plus every other
+#: non-space character (no tokenizer makes more tokens than this); counted only for texts whose length in
+#: characters already suggests a long run.
+_TOKEN_BOUND = re.compile(r"[0-9A-Za-z]+|[^\x00-\x7f\s]|[^0-9A-Za-z\s]")
+
+
+def _token_bound(texts: list[str]) -> np.ndarray:
+    return np.fromiter((len(_TOKEN_BOUND.findall(t)) for t in texts), dtype=np.float64, count=len(texts))
+
+
+def _guard(cfg: RougeConfig, preds: list[str], refs: ReferenceSets) -> None:
+    """Refuse, before the compiled kernel runs, a pair whose ROUGE-W or unlimited skip bigrams would run beyond
+    the limit of :mod:`nlgmetrics.algorithms.guard` (ROUGE-N, -L and -Lsum cost little even on whole books).
+    Lengths in characters bound the tokens from above; only texts long enough to matter are counted closer."""
+    types = [parse_rouge_type(name) for name in cfg.rouge_types]
+    weighted = any(t.kind == "W" for t in types)
+    skip_all = any(t.kind == "S" and t.skip is None for t in types)
+    limit = limit_seconds()
+    if not (weighted or skip_all) or limit is None:
+        return
+    flat = refs.flat
+    seg = np.repeat(np.arange(len(preds)), refs.counts()) if refs.starts is not None else np.arange(len(preds))
+    pred_of_pair = [preds[i] for i in seg.tolist()]
+    for kernel, wanted in (("compiled-weighted-lcs", weighted), ("compiled-skip-bigrams", skip_all)):
+        if not wanted:
+            continue
+        per_cell = {"compiled-weighted-lcs": 2e-8, "compiled-skip-bigrams": 1.5e-7}[kernel]
+        a = np.fromiter(map(len, pred_of_pair), dtype=np.float64, count=len(pred_of_pair))
+        b = np.fromiter(map(len, flat), dtype=np.float64, count=len(flat))
+        if kernel == "compiled-skip-bigrams":
+            a, b = np.maximum(a, b), np.maximum(a, b)  # the longer text's own pairs
+        if not a.size or float((a * b).max()) * per_cell <= limit:
+            continue
+        a = _token_bound(pred_of_pair)
+        b = _token_bound(flat)
+        if kernel == "compiled-skip-bigrams":
+            a, b = np.maximum(a, b), np.maximum(a, b)
+        check_pairs("rougeW" if kernel == "compiled-weighted-lcs" else "rougeS*", kernel, a, b, seg)
+
+
 def rouge_columns(
     preds: list[str], refs: ReferenceSets, cfg: RougeConfig, grid: float = 0.0, rows: bool = False
 ) -> Any:
@@ -138,6 +179,7 @@ def rouge_columns(
     With a ``grid``, ``(segments, types, 6)``: each value ``v`` as ``hi`` (``v`` rounded to a multiple of
     ``1 / grid``) in the first three, and ``v - hi`` in the last three (both exact: ``hi + lo == v``). With ``rows``,
     a list with one tuple per segment instead, holding for each of those measures a tuple over the types."""
+    _guard(cfg, preds, refs)
     plan = _plan(cfg, grid)
     perl = cfg.scoring == "rouge155"
     need_sentences = _type_specs(cfg.rouge_types, perl)[1]

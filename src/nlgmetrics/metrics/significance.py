@@ -206,9 +206,16 @@ def _score(family: Family[Any, Any, Any], config: Any, stats: Stats, select: Sel
     return _pick(family.formula(stats, config), select)
 
 
+#: The most resamples a test may ask for: each one re-scores the whole corpus (and the resampled indices take
+#: ``n_samples × segments`` integers of memory).
+MAX_SAMPLES = 1_000_000
+
+
 def _check_samples(name: str, value: Any, minimum: int = 1) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value > MAX_SAMPLES:
+        raise InvalidInputError(f"{name} must be <= {MAX_SAMPLES:,}, got {value!r}")
 
 
 def _check_seed(seed: Any) -> None:
@@ -418,6 +425,8 @@ def paired_test_from_stats(
         raise unknown_option("paired test", test, ["ar", "bs"])
     n_samples = n_samples if n_samples is not None else (1000 if test == "bs" else 10000)
     _check_samples("n_samples", n_samples)
+    if n_confidence != -1:  # -1: no interval (sacrebleu's default), as is 0
+        _check_samples("n_confidence", n_confidence, minimum=0)
     _check_seed(seed)
     if len(baseline) != len(system):
         raise InvalidInputError(

@@ -107,7 +107,7 @@ class SquadConfig:
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
             raise unknown_option("QA convention", self.convention, list(CONVENTIONS))
-        check_number("na_prob_thresh", self.na_prob_thresh)
+        check_number("na_prob_thresh", self.na_prob_thresh, minimum=0.0, maximum=1.0)  # a probability
         if not isinstance(self.best_thresh, (bool, np.bool_)):
             raise InvalidInputError(f"best_thresh must be True or False, got {self.best_thresh!r}")
         if self.scale is None:

@@ -25,12 +25,13 @@ from typing import Any
 import numpy as np
 
 from .._inputs import ReferenceSets
+from ..algorithms.guard import check_pairs
 from ..algorithms.ter import ter_edits
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.mt_tokenize import tercom_normalize
-from .base import Family, Result
+from .base import MAX_WORKERS, Family, Result
 from .bleu import SACREBLEU_VERSION
 
 __all__ = ["TER", "TERConfig", "TERResult", "TERStats", "sentence_ter", "ter", "ter_from_stats"]
@@ -59,6 +60,8 @@ class TERConfig:
             isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1
         ):
             raise InvalidInputError(f"workers must be a positive integer or None, got {self.workers!r}")
+        if self.workers is not None and self.workers > MAX_WORKERS:
+            raise InvalidInputError(f"workers must be <= {MAX_WORKERS}, got {self.workers!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,6 +162,9 @@ def _ter_kernel(preds: list[str], refs: ReferenceSets, cfg: TERConfig) -> StatsB
     ref_words = _words(refs.flat, cfg)
     counts = refs.counts().astype(np.int64)
     seg_of_ref = np.repeat(np.arange(len(preds), dtype=np.int64), counts).tolist()
+    hyp_len = np.fromiter(map(len, hyp_words), dtype=np.int64, count=len(hyp_words))
+    ref_len = np.fromiter(map(len, ref_words), dtype=np.int64, count=len(ref_words))
+    check_pairs("ter", "ter", hyp_len[seg_of_ref], ref_len, seg_of_ref)
     pairs = [(hyp_words[s], ref_words[k]) for k, s in enumerate(seg_of_ref)]
     edits = _all_edits(pairs, cfg)
     best = [0] * len(preds)

@@ -9,13 +9,14 @@ and the number of workers do not change the result.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, warn
 from ..metrics.base import Family, Result
-from ..stats import CarriedColumn, Stats, StatsBatch
+from ..stats import CarriedColumn, Stats, StatsBatch, checked_carried
 
 __all__ = ["Metric"]
 
@@ -29,6 +30,13 @@ class Metric(Generic[C, S, R]):
 
     Subclasses only set ``family``. ``keep_segments=True`` keeps per-segment statistics so that
     ``compute()`` also returns per-segment scores; it is switched on automatically for ``reduction=None``.
+
+    One instance may be shared between threads: ``update``, ``merge``, ``compute``, ``reset`` and the state
+    methods take the instance's lock around the state (the statistics of a batch are computed outside it, so
+    threads still score in parallel where the kernel releases the GIL), and no update is ever lost.
+
+    ``compute()`` before any segment was added (after construction or ``reset()``) warns and returns the
+    formula on empty statistics (a score of 0; WIP's formula gives 1), for every metric alike.
     """
 
     family: ClassVar[Family[Any, Any, Any]]
@@ -36,12 +44,26 @@ class Metric(Generic[C, S, R]):
     def __init__(self, preset: str | None = None, *, keep_segments: bool = False, **options: Any) -> None:
         self.config: C = self.family.make_config(preset, **options)
         self.keep_segments = keep_segments or self.family.needs_segments(self.config)
+        self._lock = threading.RLock()
         self.reset()
+
+    # ------------------------------------------------------------------ pickling (the lock stays behind)
+    def __getstate__(self) -> dict[str, Any]:
+        with self._lock:
+            state = dict(self.__dict__)
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ state
     def reset(self) -> None:
-        self._total: S = self.family.zero(self.config)
-        self._segments: list[StatsBatch[S]] = []
+        with self._lock:
+            self._total: S = self.family.zero(self.config)
+            self._segments: list[StatsBatch[S]] = []
+            self._count = 0
 
     def update(self, predictions: Any, references: Any = None, *, sources: Any = None, **inputs: Any) -> None:
         """Add the statistics of a batch. An empty batch is allowed and changes nothing. ``sources`` only for a
@@ -55,9 +77,12 @@ class Metric(Generic[C, S, R]):
     def _add_batch(self, batch: StatsBatch[S]) -> None:
         if len(batch) == 0:
             return
-        self._total = self._total + batch.total()
-        if self.keep_segments:
-            self._segments.append(batch)
+        total = batch.total()
+        with self._lock:
+            self._total = self._total + total
+            self._count += len(batch)
+            if self.keep_segments:
+                self._segments.append(batch)
 
     def forward(self, predictions: Any, references: Any = None, *, sources: Any = None, **inputs: Any) -> R:
         """Update with a batch and return that batch's own result (torchmetrics' ``forward`` semantics)."""
@@ -70,59 +95,89 @@ class Metric(Generic[C, S, R]):
     __call__ = forward
 
     def compute(self) -> R:
-        """The result over everything seen since the last ``reset()``. With no samples the score is 0."""
+        """The result over everything seen since the last ``reset()``. With no segment seen, a warning and the
+        score of empty statistics (0)."""
+        with self._lock:
+            total, parts, count = self._total, list(self._segments), self._count
+        if count == 0:
+            warn(
+                f"{type(self).__name__}.compute() was called before any segment was added (no update() since "
+                "construction or reset()): the score is that of empty statistics"
+            )
         batch = None
         if self.keep_segments:
-            batch = (
-                StatsBatch.concat(self._segments, self.family.stats_cls)
-                if self._segments
-                else (self.family.empty_batch(self.config))
-            )
-        return self.family.finalize(self._total, self.config, batch)
+            batch = StatsBatch.concat(parts, self.family.stats_cls) if parts else self.family.empty_batch(self.config)
+        return self.family.finalize(total, self.config, batch)
 
     @property
     def stats(self) -> S:
         """The summed statistics so far."""
-        return self._total
+        with self._lock:
+            return self._total
+
+    @property
+    def count(self) -> int:
+        """How many segments were added since the last ``reset()``."""
+        with self._lock:
+            return self._count
 
     def merge(self, *others: Metric[C, S, R]) -> Metric[C, S, R]:
         """Add the states of ``others`` into this metric, in place, and return it."""
         for other in others:
-            if type(other) is not type(self) or other.config != self.config:
+            if not isinstance(other, Metric) or type(other) is not type(self):
+                raise InvalidInputError(
+                    f"cannot merge {type(other).__name__} into {type(self).__name__}: merge takes metrics of the same "
+                    f"class ({type(self).__name__}) and configuration"
+                )
+            if other.config != self.config:
                 raise InvalidInputError(
                     f"cannot merge {type(other).__name__}({other.config}) into {type(self).__name__}({self.config}): "
                     "the configurations differ"
                 )
-            self._total = self._total + other._total
-            if self.keep_segments:
-                if not other.keep_segments:
-                    raise InvalidInputError("cannot merge a metric without per-segment state into one that keeps it")
-                self._segments.extend(other._segments)
+            if self.keep_segments and not other.keep_segments:
+                raise InvalidInputError("cannot merge a metric without per-segment state into one that keeps it")
+            with other._lock:  # a snapshot of the other; never both locks at once (no lock-order deadlock)
+                total, parts, count = other._total, list(other._segments), other._count
+            with self._lock:
+                self._total = self._total + total
+                self._count += count
+                if self.keep_segments:
+                    self._segments.extend(parts)
         return self
 
     # ------------------------------------------------------------------ portability
     def state_dict(self) -> dict[str, Any]:
-        """The state as plain Python data: config, summed statistics and (if kept) per-segment columns."""
+        """The state as plain Python data: config, summed statistics, the number of segments and (if kept)
+        per-segment columns."""
+        with self._lock:
+            total, parts, count = self._total, list(self._segments), self._count
         state: dict[str, Any] = {
             "family": self.family.name,
             "config": dataclasses.asdict(self.config),  # type: ignore[call-overload]
-            "stats": self._total.to_dict(),
+            "stats": total.to_dict(),
+            "count": count,
         }
         if self.keep_segments:
-            batch = (
-                StatsBatch.concat(self._segments, self.family.stats_cls)
-                if self._segments
-                else (self.family.empty_batch(self.config))
-            )
+            batch = StatsBatch.concat(parts, self.family.stats_cls) if parts else self.family.empty_batch(self.config)
             state["segments"] = {k: v.tolist() for k, v in batch.columns.items()}
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Replace the state with one from :meth:`state_dict`. Everything is checked first (family, config,
+        field names, types, lengths, shapes, signs, finiteness); a bad state raises
+        :class:`~nlgmetrics.errors.InvalidInputError` naming what is wrong and leaves this metric unchanged."""
+        if not isinstance(state, dict):
+            raise InvalidInputError(f"a state must be a dict from state_dict(), got {type(state).__name__}")
         if state.get("family") != self.family.name:
             raise InvalidInputError(f"state of {state.get('family')!r} cannot be loaded into {self.family.name!r}")
+        if not isinstance(state.get("config"), dict):
+            raise InvalidInputError("state['config'] must be a dict of the metric's options")
         # JSON turns tuples into lists; configs compare with tuples
         options = {k: tuple(v) if isinstance(v, list) else v for k, v in state["config"].items()}
-        config = self.family.config_cls(**options)
+        try:
+            config = self.family.config_cls(**options)
+        except TypeError as err:
+            raise InvalidInputError(f"state['config'] does not fit {self.family.name}: {err}") from None
         if config != self.config:
             raise InvalidInputError(f"state was saved with {config}, this metric has {self.config}")
         if self.keep_segments and "segments" not in state:
@@ -130,20 +185,60 @@ class Metric(Generic[C, S, R]):
                 "this metric keeps per-segment statistics, but the state was saved without them "
                 "(save it from a metric with keep_segments=True or reduction=None)"
             )
-        self._total = self.family.stats_cls.from_dict(state["stats"])
-        self._segments = []
+        zero = self.family.zero(self.config)
+        total = self.family.stats_cls.checked(state.get("stats"), template=zero, where="state['stats']")
+        count = state.get("count")
+        if count is None:  # a state saved before the count was kept
+            count = 0 if total == zero else 1
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InvalidInputError(f"state['count'] must be a whole number >= 0, got {count!r}")
+        segments: list[StatsBatch[S]] = []
         if self.keep_segments:
-            template = self.family.empty_batch(self.config).columns
-            cols: dict[str, Any] = {}
-            for k, v in state["segments"].items():
-                empty = template[k]
-                if isinstance(empty, CarriedColumn):
-                    cols[k] = CarriedColumn(empty.kind, [empty.kind.from_json(x) for x in v])
-                else:
-                    cols[k] = np.asarray(v, dtype=empty.dtype).reshape((-1, *empty.shape[1:]))
-            batch = StatsBatch(self.family.stats_cls, cols)
+            batch = self._checked_columns(state["segments"])
+            if len(batch) != count and "count" in state:
+                raise InvalidInputError(
+                    f"state['segments'] holds {len(batch)} segments but state['count'] says {count}"
+                )
             if len(batch):
-                self._segments.append(batch)
+                segments.append(batch)
+        with self._lock:
+            self._total, self._segments, self._count = total, segments, count
+
+    def _checked_columns(self, columns: Any) -> StatsBatch[S]:
+        template = self.family.empty_batch(self.config).columns
+        if not isinstance(columns, dict) or set(columns) != set(template):
+            raise InvalidInputError(f"state['segments'] must hold the columns {sorted(template)}")
+        stats_cls = self.family.stats_cls
+        cols: dict[str, Any] = {}
+        for k, v in columns.items():
+            empty = template[k]
+            where = f"state['segments'][{k!r}]"
+            if isinstance(empty, CarriedColumn):  # NIST's tables, CIDEr's records: each checked as it is read
+                if not isinstance(v, list):
+                    raise InvalidInputError(f"{where} must be a list, one value per segment")
+                cols[k] = CarriedColumn(
+                    empty.kind, [checked_carried(empty.kind, x, f"{where}[{i}]") for i, x in enumerate(v)]
+                )
+                continue
+            try:
+                arr = np.asarray(v, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InvalidInputError(f"{where} must be a list of numbers") from None
+            if arr.ndim != empty.ndim or arr.shape[1:] != empty.shape[1:]:
+                raise InvalidInputError(
+                    f"{where} has shape {arr.shape}; expected (n, {', '.join(map(str, empty.shape[1:]))})"
+                )
+            if not np.isfinite(arr).all():
+                raise InvalidInputError(f"{where} holds a value that is not a finite number")
+            if k not in stats_cls.signed_fields and (arr < 0).any():
+                raise InvalidInputError(f"{where} holds a negative value")
+            if empty.dtype.kind in "iu" and (arr != np.round(arr)).any():
+                raise InvalidInputError(f"{where} must hold whole numbers (counts)")
+            cols[k] = arr.astype(empty.dtype)
+        try:
+            return StatsBatch(stats_cls, cols)
+        except ValueError as err:
+            raise InvalidInputError(f"state['segments']: {err}") from None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"

@@ -86,11 +86,19 @@ def resolve_device(device: str | None) -> str:
     if device is None:
         return "cuda" if torch.cuda.is_available() else "cpu"
     try:
-        torch.device(device)
+        dev = torch.device(device)
     except (RuntimeError, TypeError):
         raise InvalidInputError(
             f"device must be a torch device such as 'cpu', 'cuda' or 'cuda:1', got {device!r}"
         ) from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        # torch would fail later, deep in the model's loading, with an AssertionError
+        raise InvalidInputError(
+            f"device {device!r}: this torch ({torch.__version__}) sees no CUDA device; use device='cpu' "
+            "(or leave it unset: CUDA when available, else the CPU)"
+        )
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise InvalidInputError(f"device {device!r}: there are {torch.cuda.device_count()} CUDA devices")
     return str(device)
 
 

@@ -88,6 +88,9 @@ def sync_metric(metric: M, group: Any | None = None) -> M:
     stats = metric.family.stats_cls.from_dict(state["stats"])
     total = all_reduce_stats(stats, group=group)
     state["stats"] = total.to_dict()
+    count = torch.tensor([int(state.get("count", 0))], dtype=torch.int64, device=_device_for(group))
+    dist.all_reduce(count, op=dist.ReduceOp.SUM, group=group)
+    state["count"] = int(count.item())
     if metric.keep_segments:
         layout = StatsLayout.of(total)
         device = _device_for(group)

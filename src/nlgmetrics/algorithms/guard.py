@@ -1,0 +1,143 @@
+"""A guard on the cost of the quadratic kernels: refuse, before it starts, a pair that would run for minutes.
+
+TER's and CharacTER's shift search, the edit distances (WER, CER, MER/WIL/WIP, NLS, ANLS, EED, edit distance), the
+LCS of ROUGE-L/Lsum/W and ROUGE-S's unlimited skip bigrams take time in proportion to the product of the two lengths
+(the *cells* of the alignment table). Before a kernel runs, :func:`check_pairs` estimates the seconds of its most
+expensive pair from that product and a pessimistic rate per cell (:data:`RATES`, measured on one core of a busy
+2-core machine) and, beyond the limit, raises :class:`InputTooLongError` with the estimate, instead of running for
+minutes or hours.
+
+The limit is :data:`DEFAULT_SECONDS` (30 s for one pair). To go ahead anyway:
+
+* the environment: ``NLGMETRICS_PAIR_LIMIT=off`` (no limit) or a number of seconds, e.g. ``600``; it reaches
+  the worker processes of ``evaluate --jobs`` too;
+* Python: ``with pair_limit(None): ...`` (or ``pair_limit(600)``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInputError
+
+__all__ = ["DEFAULT_SECONDS", "ENV", "RATES", "InputTooLongError", "check_pairs", "limit_seconds", "pair_limit"]
+
+#: The default limit, in estimated seconds for one pair.
+DEFAULT_SECONDS = 30.0
+ENV = "NLGMETRICS_PAIR_LIMIT"
+#: kernel -> (what a cell is, what is done, pessimistic seconds per cell).
+RATES: dict[str, tuple[str, str, float]] = {
+    "ter": ("word", "TER's shift search", 1e-5),  # 1,700 × 1,700 words: 30 s
+    "levenshtein": ("character", "edit distance", 1e-9),  # 173,000 × 173,000 characters: 30 s
+    "token-levenshtein": ("token", "edit distance", 2e-9),
+    "lcs": ("token", "longest common subsequence", 2e-9),
+    "union-lcs": ("token", "union LCS over sentence pairs", 3e-8),
+    # ROUGE-W: per sentence pair, the rate grows with the shorter sentence (see weighted_rate)
+    "weighted-lcs": ("token", "weighted LCS of one sentence pair", 2.5e-6),
+    "skip-bigrams": ("token", "skip bigrams at any distance", 1e-6),
+    # ROUGE's compiled kernel: ROUGE-W over the whole texts (an upper bound of its sentence pairs), and the skip
+    # bigrams of the longer text with itself (1.25e-7 s per cell measured on 8,000 words)
+    "compiled-weighted-lcs": ("token", "weighted LCS", 2e-8),
+    "compiled-skip-bigrams": ("token", "skip bigrams at any distance", 1.5e-7),
+    "eed": ("character", "extended edit distance", 1e-7),  # 17,000 × 17,000 characters: 30 s
+    "eed-python": ("character", "extended edit distance (pure Python, no compiled kernel)", 2e-6),
+    "character": ("word", "CharacTER's shift search", 3e-5),  # 1,000 × 1,000 words: 30 s
+}
+
+
+class InputTooLongError(InvalidInputError):
+    """A pair whose quadratic kernel would run beyond the limit (see :mod:`nlgmetrics.algorithms.guard`)."""
+
+
+_OVERRIDE: list[float | None] = []
+
+
+def limit_seconds() -> float | None:
+    """The limit now in force, in seconds (``None``: no limit)."""
+    if _OVERRIDE:
+        return _OVERRIDE[-1]
+    raw = os.environ.get(ENV, "").strip()
+    if not raw:
+        return DEFAULT_SECONDS
+    if raw.lower() in ("off", "none", "no", "0", "inf"):
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise InvalidInputError(f"{ENV}={raw!r}: expected 'off' or a number of seconds > 0")
+    return value
+
+
+@contextlib.contextmanager
+def pair_limit(seconds: float | None) -> Iterator[None]:
+    """Within the block, the limit is ``seconds`` (``None``: none). The environment variable is set too, so
+    worker processes started inside the block inherit it."""
+    if seconds is not None and (not isinstance(seconds, (int, float)) or not seconds > 0 or math.isinf(seconds)):
+        raise InvalidInputError(f"pair_limit takes a number of seconds > 0 or None, got {seconds!r}")
+    previous = os.environ.get(ENV)
+    _OVERRIDE.append(seconds)
+    os.environ[ENV] = "off" if seconds is None else repr(float(seconds))
+    try:
+        yield
+    finally:
+        _OVERRIDE.pop()
+        if previous is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = previous
+
+
+def check_pairs(
+    metric: str,
+    kernel: str,
+    pred_lengths: Any,
+    ref_lengths: Any,
+    segment_of_pair: Any = None,
+    *,
+    rate: Any = None,
+) -> None:
+    """Raise :class:`InputTooLongError` if one pair (``pred_lengths[k]``, ``ref_lengths[k]``) would take longer
+    than the limit with ``kernel`` (a key of :data:`RATES`). ``segment_of_pair`` maps pairs to segments (for
+    the message); ``rate`` overrides the rate per cell (a column, for rates that depend on the pair)."""
+    limit = limit_seconds()
+    if limit is None:
+        return
+    a = np.asarray(pred_lengths, dtype=np.float64)
+    b = np.asarray(ref_lengths, dtype=np.float64)
+    if not a.size:
+        return
+    unit, what, per_cell = RATES[kernel]
+    cells = a * b
+    seconds = cells * (per_cell if rate is None else np.asarray(rate, dtype=np.float64))
+    worst = int(np.argmax(seconds))
+    if seconds[worst] <= limit:
+        return
+    segment = worst if segment_of_pair is None else int(np.asarray(segment_of_pair)[worst])
+    raise InputTooLongError(
+        f"predictions[{segment}] is too long for {metric}: {int(a[worst]):,} {unit}s against a reference of "
+        f"{int(b[worst]):,} make {int(cells[worst]):,} cells of {what}, an estimated {_duration(seconds[worst])} "
+        f"for this pair alone, beyond the limit of {_duration(limit)}. To go ahead, set {ENV}=off (or a number of "
+        "seconds) in the environment, or in Python wrap the call in "
+        "`with nlgmetrics.algorithms.guard.pair_limit(None):`"
+    )
+
+
+def weighted_rate(shorter: Any) -> np.ndarray:
+    """ROUGE-W's seconds per cell of a sentence pair whose shorter sentence has ``shorter`` tokens."""
+    return RATES["weighted-lcs"][2] + 2.4e-8 * np.asarray(shorter, dtype=np.float64)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
