@@ -13,9 +13,13 @@ What bert-score does, and so what this does:
 What is done differently, without changing the numbers (beyond float rounding, about 1e-7):
 
 * texts are deduplicated (after stripping) and embedded once; they are sorted by *token* length, not word count,
-  and each batch is padded only to its own longest text; on a CPU a batch holds at most
-  :data:`CPU_BATCH_TOKENS` padded tokens (no slower there, and the activations set the peak memory); everything
-  runs under ``torch.inference_mode``;
+  and each batch is padded only to its own longest text; a batch holds as many texts as fit a memory budget for
+  the activations of one forward pass (:data:`FORWARD_BYTES`, turned into padded tokens from the model's width),
+  or ``batch_size`` texts if that is fewer. Few large batches are what keeps a CPU fast (each operation of a
+  forward pass synchronises its threads), and the budget keeps the peak memory bounded; everything runs under
+  ``torch.inference_mode``;
+* a text that is truncated is tokenised only as far as the kept tokens reach (a 10 MB text costs the
+  tokenisation of a few thousand characters);
 * the corpus is processed in chunks of pairs; a chunk's embeddings sit in one buffer freed with the chunk, and a
   text's embedding is kept beyond its chunk only until the last chunk that uses it, so memory stays bounded on
   long corpora (bert-score holds every embedding of the call);
@@ -29,8 +33,10 @@ What is done differently, without changing the numbers (beyond float rounding, a
 
 ``long_inputs="window"`` (opt-in) embeds a text longer than the maximum length in overlapping windows of the
 maximum length (stride half a window); each token takes its embedding from the window whose centre is nearest,
-the leading special tokens from the first window and the trailing ones from the last. The whole text is then
-matched. Texts that fit are embedded exactly as in the default mode.
+the leading special tokens from the first window and the trailing ones from the last. Each window's embeddings
+go straight into the text's (no window is kept), and the whole text is then matched; a pair too long for one
+similarity matrix within :data:`MATCH_ELEMENTS` is matched a block of rows at a time, so memory grows with the
+length of the texts, never with its square. Texts that fit are embedded exactly as in the default mode.
 """
 
 from __future__ import annotations
@@ -69,8 +75,16 @@ DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "bfloat16": torch.bf
 MAX_ENCODERS = 2
 #: Default budget of each model's reference-embedding cache, in bytes.
 CACHE_BYTES = 256 * 2**20
-#: On a CPU, at most this many padded tokens go through the model at once (batch_size texts at most, too).
-CPU_BATCH_TOKENS = 1024
+#: Memory budget of the activations of one forward pass, in bytes. A batch holds at most as many padded tokens as
+#: the model's width allows within it (:meth:`Encoder.token_budget`; 10,900 for MiniLM-L6 in float32, 5,400 for
+#: BERT-base), and at most ``batch_size`` texts when one is given. Large batches keep a CPU busy (every forward
+#: pass costs thread synchronisation per operation); the budget keeps the peak memory bounded whatever the texts.
+FORWARD_BYTES = 384 * 2**20
+#: A text longer than this many characters is tokenised by growing prefixes when it is truncated, so that a 10 MB
+#: text cut to 512 tokens costs the tokenisation of a few thousand characters, not of the whole text.
+PREFIX_CHARS = 8192
+#: Tokens beyond the kept ones that a truncated prefix must reach (so the cut cannot change a kept token).
+PREFIX_MARGIN = 64
 #: Pairs per chunk: a chunk's embeddings are the only ones held at a time (plus those reused by later chunks).
 CHUNK_PAIRS = 128
 #: Upper bound on the similarity entries of one greedy-matching batch (pairs x layers x tokens x tokens).
@@ -82,15 +96,36 @@ _INSTALL = "pip install 'nlgmetrics[bertscore]'"
 
 
 def resolve_device(device: str | None) -> str:
-    """``device``, or bert-score's default: ``"cuda"`` when a GPU is available, else ``"cpu"``."""
+    """``device``, or bert-score's default: ``"cuda"`` when a GPU is available, else ``"cpu"``. A device this
+    torch cannot use (``cuda`` on a CPU-only build or a machine without a GPU, ``cuda:3`` with two GPUs, ``mps``
+    off a Mac) is an error that says so, before any model is loaded."""
     if device is None:
         return "cuda" if torch.cuda.is_available() else "cpu"
     try:
-        torch.device(device)
+        dev = torch.device(device)
     except (RuntimeError, TypeError):
         raise InvalidInputError(
             f"device must be a torch device such as 'cpu', 'cuda' or 'cuda:1', got {device!r}"
         ) from None
+    hint = "use device='cpu' (CLI: --device cpu), or leave device unset to take a GPU only when there is one"
+    if dev.type == "cuda":
+        if not torch.backends.cuda.is_built():
+            raise InvalidInputError(
+                f"device={device!r}, but this torch ({torch.__version__}) was built without CUDA: install a CUDA "
+                f"build of torch, or {hint}"
+            )
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            raise InvalidInputError(f"device={device!r}, but torch sees no CUDA GPU on this machine: {hint}")
+        if dev.index is not None and dev.index >= count:
+            raise InvalidInputError(
+                f"device={device!r}, but torch sees {count} CUDA GPU(s) (cuda:0 to cuda:{count - 1}): {hint}"
+            )
+    elif dev.type != "cpu":
+        backend = getattr(torch, dev.type, None) or getattr(torch.backends, dev.type, None)
+        available = getattr(backend, "is_available", None)
+        if callable(available) and not available():
+            raise InvalidInputError(f"device={device!r}, but this torch cannot use {dev.type} here: {hint}")
     return str(device)
 
 
@@ -184,13 +219,14 @@ class Tokenization:
     """How bert-score turns a model's texts into token ids: the model's tokenizer, stripping, special tokens,
     truncation to the maximum length (and, for ``long_inputs="window"``, the windows). Needs no model weights."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, allow_download: bool = False) -> None:
         try:
             import transformers
         except ImportError as err:
             raise MissingDependencyError("bertscore", _INSTALL) from err
         self.name = model
-        self.tokenizer = load_tokenizer(model)
+        self.allow_download = allow_download
+        self.tokenizer = load_tokenizer(model, allow_download=allow_download)
         self.max_length = self._max_length(model)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         self.zero_weight_ids = np.asarray(
@@ -210,7 +246,7 @@ class Tokenization:
             return limit
         # The tokenizer does not say (bert-score would then pass a huge max_length and the model would fail on
         # long texts): use the model's number of positions.
-        config = load_config(model)
+        config = load_config(model, allow_download=self.allow_download)
         positions = getattr(config, "max_position_embeddings", None)
         if not isinstance(positions, int) or positions <= 0:
             return 512
@@ -257,12 +293,50 @@ class Tokenization:
         keep = self.max_length - self.prefix - self.suffix
         return ids[: self.prefix + keep] + ids[len(ids) - self.suffix :], True
 
+    def encode(self, texts: Sequence[str], long_inputs: str = "truncate") -> list[tuple[list[int], bool]]:
+        """``(ids, truncated)`` of each text as it is scored: stripped, with special tokens, and (unless long texts
+        are windowed) cut to the maximum length. A text of more than :data:`PREFIX_CHARS` characters that is cut
+        is tokenised only as far as the kept tokens reach (:meth:`_truncated_prefix`)."""
+        stripped = [t.strip() for t in texts]
+        if long_inputs == "window":
+            return [(ids, False) for ids in self.tokenize(stripped)]
+        out: list[tuple[list[int], bool]] = [([], False)] * len(stripped)
+        short = [i for i, t in enumerate(stripped) if len(t) <= PREFIX_CHARS]
+        if short:
+            for i, ids in zip(short, self.tokenize([stripped[i] for i in short]), strict=True):
+                out[i] = self.truncate(ids)
+        for i, text in enumerate(stripped):
+            if len(text) > PREFIX_CHARS:
+                out[i] = self._truncated_prefix(text)
+        return out
+
+    def _truncated_prefix(self, text: str) -> tuple[list[int], bool]:
+        """``truncate(tokenize([text])[0])`` without tokenising all of a long text.
+
+        Prefixes of the text, cut at a whitespace where there is one near the cut and doubling in length, are
+        tokenised until two successive ones reach :data:`PREFIX_MARGIN` tokens past the kept ones and agree on the
+        kept ones. The cut then cannot reach the kept tokens: tokenizers split words at whitespace, and a word's
+        pieces never depend on text hundreds of tokens later. A text that never gets that long is tokenised
+        whole."""
+        keep = self.max_length - self.prefix - self.suffix
+        size = PREFIX_CHARS
+        previous: list[int] | None = None
+        while size < len(text):
+            ids = self._encode([text[: _cut_at_space(text, size)]])[0]
+            if len(ids) - self.prefix - self.suffix >= keep + PREFIX_MARGIN:
+                head = ids[: self.prefix + keep]
+                if head == previous:
+                    return head + ids[len(ids) - self.suffix :], True
+                previous = head
+            size *= 2
+        return self.truncate(self._encode([text])[0])
+
     def idf_documents(self, texts: Sequence[str], long_inputs: str = "truncate") -> Iterator[list[int]]:
         """The token ids bert-score counts for idf: each text encoded as for scoring (truncated, unless long texts
         are windowed), tokenised in slices so that a large corpus is never held tokenised."""
         for lo in range(0, len(texts), 4096):
-            for ids in self.tokenize(texts[lo : lo + 4096]):
-                yield ids if long_inputs == "window" else self.truncate(ids)[0]
+            for ids, _ in self.encode(texts[lo : lo + 4096], long_inputs):
+                yield ids
 
     def content_length(self, ids: list[int]) -> int:
         return len(ids) - self.prefix - self.suffix
@@ -290,12 +364,29 @@ class Tokenization:
         return np.where(np.isin(arr, self.zero_weight_ids), 0.0, 1.0)
 
 
+def _cut_at_space(text: str, size: int) -> int:
+    """An end for a prefix of about ``size`` characters: just before the last whitespace within the last 512
+    characters before ``size`` (a word boundary for every tokenizer), else ``size`` itself."""
+    for i in range(size, max(0, size - 512), -1):
+        if text[i].isspace() and not text[i - 1].isspace():
+            return i
+    return size
+
+
 class Encoder(Tokenization):
     """A :class:`Tokenization` and a model cut after ``num_layers`` (or, with ``all_layers``, every layer), on a
     device and in a dtype. Built by :func:`get_encoder`, which keeps the last few."""
 
-    def __init__(self, model: str, num_layers: int, device: str, dtype: str, all_layers: bool = False) -> None:
-        super().__init__(model)
+    def __init__(
+        self,
+        model: str,
+        num_layers: int,
+        device: str,
+        dtype: str,
+        all_layers: bool = False,
+        allow_download: bool = False,
+    ) -> None:
+        super().__init__(model, allow_download)
         import transformers
 
         self.num_layers = num_layers
@@ -304,7 +395,7 @@ class Encoder(Tokenization):
         self.all_layers = all_layers
         # bert-score loads T5 models as encoders only, and takes the encoder of any encoder-decoder model
         loader = transformers.T5EncoderModel if "t5" in model.lower() else transformers.AutoModel
-        net = load_pretrained(model, loader.from_pretrained)
+        net = load_pretrained(model, loader.from_pretrained, allow_download=allow_download)
         if hasattr(net, "decoder") and hasattr(net, "encoder"):
             net = net.encoder
         stack = _layer_stack(net)
@@ -327,6 +418,30 @@ class Encoder(Tokenization):
         self.model = net.to(device=self.device, dtype=self.dtype)
         self.cache = _LRU(CACHE_BYTES)
         self.lock = threading.Lock()
+
+    def token_budget(self) -> int:
+        """How many padded tokens one forward pass may hold within :data:`FORWARD_BYTES` (never fewer than one
+        text of the maximum length): a pass keeps about ``4 * (intermediate + 2 * hidden)`` values per token alive
+        (measured on MiniLM-L6: 27 KiB per token in float32, within the 36 KiB this estimate gives)."""
+        config = self.model.config
+        hidden = next(
+            (
+                v
+                for k in ("hidden_size", "d_model", "dim", "n_embd", "emb_dim")
+                if isinstance(v := getattr(config, k, None), int)
+            ),
+            1024,
+        )
+        inner = next(
+            (
+                v
+                for k in ("intermediate_size", "d_ff", "encoder_ffn_dim", "hidden_dim", "n_inner")
+                if isinstance(v := getattr(config, k, None), int)
+            ),
+            4 * hidden,
+        )
+        per_token = 4 * (inner + 2 * hidden) * torch.finfo(self.dtype).bits // 8
+        return max(self.max_length, FORWARD_BYTES // per_token)
 
     def forward(self, batch: list[list[int]]) -> list[torch.Tensor]:
         """Embeddings ``(layers, tokens, dim)``, L2-normalised float32, of a batch of token-id lists."""
@@ -354,9 +469,16 @@ _ENCODERS_LOCK = threading.Lock()
 
 
 def get_encoder(
-    model: str, num_layers: int, *, device: str | None = None, dtype: str = "float32", all_layers: bool = False
+    model: str,
+    num_layers: int,
+    *,
+    device: str | None = None,
+    dtype: str = "float32",
+    all_layers: bool = False,
+    allow_download: bool = False,
 ) -> Encoder:
-    """The :class:`Encoder` for these settings, loaded once and kept (the last :data:`MAX_ENCODERS` of them)."""
+    """The :class:`Encoder` for these settings, loaded once and kept (the last :data:`MAX_ENCODERS` of them);
+    ``allow_download`` lets a model missing from the Hugging Face cache be downloaded."""
     if dtype not in DTYPES:
         raise InvalidInputError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     key = (model, num_layers, resolve_device(device), dtype, all_layers)
@@ -365,7 +487,7 @@ def get_encoder(
         if encoder is not None:
             _ENCODERS.move_to_end(key)
             return encoder
-    encoder = Encoder(model, num_layers, key[2], dtype, all_layers)
+    encoder = Encoder(model, num_layers, key[2], dtype, all_layers, allow_download)
     with _ENCODERS_LOCK:
         _ENCODERS[key] = encoder
         while len(_ENCODERS) > MAX_ENCODERS:
@@ -376,7 +498,7 @@ def get_encoder(
 _TOKENIZATIONS: collections.OrderedDict[str, Tokenization] = collections.OrderedDict()
 
 
-def get_tokenization(model: str) -> Tokenization:
+def get_tokenization(model: str, *, allow_download: bool = False) -> Tokenization:
     """The :class:`Tokenization` of ``model`` (that of a loaded encoder when there is one)."""
     with _ENCODERS_LOCK:
         for key, encoder in reversed(_ENCODERS.items()):
@@ -384,7 +506,7 @@ def get_tokenization(model: str) -> Tokenization:
                 return encoder
         found = _TOKENIZATIONS.get(model)
     if found is None:
-        found = Tokenization(model)
+        found = Tokenization(model, allow_download)
         with _ENCODERS_LOCK:
             _TOKENIZATIONS[model] = found
             while len(_TOKENIZATIONS) > MAX_ENCODERS:
@@ -472,6 +594,29 @@ def _match(
     return precision, recall
 
 
+def _match_blocked(
+    hyp: torch.Tensor, ref: torch.Tensor, hyp_w: torch.Tensor, ref_w: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`_match` of one pair, its similarities computed a block of hypothesis tokens at a time: each row's
+    maximum is final within its block, each column's is kept as a running maximum. Memory stays within
+    :data:`MATCH_ELEMENTS` similarities whatever the lengths (two texts of 100,000 tokens would need 40 GB at
+    once)."""
+    layers, n_h, _ = hyp.shape
+    n_r = ref.shape[1]
+    rows = max(1, MATCH_ELEMENTS // max(1, layers * n_r))
+    best_h = torch.empty((layers, n_h), dtype=torch.float64, device=hyp.device)
+    best_r = torch.full((layers, n_r), -math.inf, dtype=hyp.dtype, device=hyp.device)
+    ref_t = ref.transpose(1, 2)
+    for lo in range(0, n_h, rows):
+        block = torch.matmul(hyp[:, lo : lo + rows], ref_t)  # (layers, rows, n_r)
+        best_h[:, lo : lo + rows] = block.amax(dim=2).double()
+        torch.maximum(best_r, block.amax(dim=1), out=best_r)
+        del block
+    precision = (best_h * hyp_w).sum(-1) / hyp_w.sum()
+    recall = (best_r.double() * ref_w).sum(-1) / ref_w.sum()
+    return precision[None], recall[None]
+
+
 def score_pairs(
     encoder: Encoder,
     hypotheses: Sequence[str],
@@ -479,7 +624,7 @@ def score_pairs(
     *,
     weigh: Callable[[list[int]], np.ndarray] | None = None,
     long_inputs: str = "truncate",
-    batch_size: int = 64,
+    batch_size: int | None = None,
     progress: bool | None = None,
     cache: bool = True,
     chunk_pairs: int | None = None,
@@ -577,81 +722,70 @@ def score_pairs(
 
 
 def _embed(
-    encoder: Encoder, texts: list[str], todo: list[int], entries: dict[int, _Entry], long_inputs: str, batch_size: int
+    encoder: Encoder,
+    texts: list[str],
+    todo: list[int],
+    entries: dict[int, _Entry],
+    long_inputs: str,
+    batch_size: int | None,
 ) -> None:
     """Embed the texts ``todo`` into ``entries``: sorted by token length, batches padded to their own longest."""
     if not todo:
         return
     sequences: list[list[int]] = []  # what the model sees: whole texts, or windows of long ones
-    owners: list[int] = []  # the text of each sequence
-    plans: dict[int, list[tuple[int, int, int]]] = {}
-    for u, ids in zip(todo, encoder.tokenize([texts[i] for i in todo]), strict=True):
-        if encoder.content_length(ids) <= 0:
-            entries[u] = _Entry(ids, None, False)
-            continue
-        if long_inputs == "window" and len(ids) > encoder.max_length:
-            pieces, plan = encoder.windows(ids)
-            plans[u] = plan
-            entries[u] = _Entry(ids, None, False)
-            sequences += pieces
-            owners += [u] * len(pieces)
-        else:
-            fitted, cut = encoder.truncate(ids)
-            entries[u] = _Entry(fitted, None, cut)
-            sequences.append(fitted)
-            owners.append(u)
-    # All the embeddings of this call go into one buffer, each text a view of it: a few large allocations (as
-    # in bert-score) rather than many small ones scattered between the activations of the forward passes.
+    places: list[tuple[int, int, int]] = []  # where each sequence's embedding goes: (src lo, src hi, dst offset)
     offsets: dict[int, int] = {}
     total = 0
-    for u in dict.fromkeys(owners):
+    for u, (ids, cut) in zip(todo, encoder.encode([texts[i] for i in todo], long_inputs), strict=True):
+        entries[u] = _Entry(ids, None, cut)
+        if encoder.content_length(ids) <= 0:
+            continue
         offsets[u] = total
-        total += len(entries[u].ids)
+        total += len(ids)
+        if long_inputs == "window" and len(ids) > encoder.max_length:
+            # each window writes the tokens it is nearest the centre of straight into the text's embedding (the
+            # first also the leading special tokens, the last the trailing ones): no window is kept
+            pieces, plan = encoder.windows(ids)
+            p, width = encoder.prefix, encoder.max_length - encoder.prefix - encoder.suffix
+            for k, (piece, (start, lo, hi)) in enumerate(zip(pieces, plan, strict=True)):
+                src_lo = p + lo - start if k else 0
+                src_hi = p + hi - start if k + 1 < len(pieces) else p + width + encoder.suffix
+                sequences.append(piece)
+                places.append((src_lo, src_hi, offsets[u] + (p + lo if k else 0)))
+        else:
+            sequences.append(ids)
+            places.append((0, len(ids), offsets[u]))
+    if not sequences:
+        return
+    # All the embeddings of this call go into one buffer, each text a view of it: a few large allocations (as
+    # in bert-score) rather than many small ones scattered between the activations of the forward passes.
     order = sorted(range(len(sequences)), key=lambda j: len(sequences[j]), reverse=True)
     store: torch.Tensor | None = None
-    windows: dict[int, list[tuple[int, torch.Tensor]]] = collections.defaultdict(list)
-    for batch in _batches(order, [len(s) for s in sequences], batch_size, encoder.device.type == "cpu"):
+    for batch in _batches(order, [len(s) for s in sequences], batch_size, encoder.token_budget()):
         outputs = encoder.forward([sequences[j] for j in batch])
         if store is None:
             layers, _, dim = outputs[0].shape
             store = outputs[0].new_empty((layers, total, dim))
         for j, emb in zip(batch, outputs, strict=True):
-            u = owners[j]
-            if u in plans:
-                windows[u].append((j, emb.clone()))
-            else:
-                store[:, offsets[u] : offsets[u] + emb.shape[1]] = emb
+            lo, hi, dst = places[j]
+            store[:, dst : dst + hi - lo] = emb[:, lo:hi]
         del outputs
-    assert store is not None or not offsets  # at least one sequence went through the model
-    for u, parts in windows.items():
-        parts.sort(key=lambda item: item[0])  # windows back in text order
-        stitched = _stitch(encoder, [emb for _, emb in parts], plans[u])
-        store[:, offsets[u] : offsets[u] + stitched.shape[1]] = stitched  # type: ignore[index]
+    assert store is not None  # at least one sequence went through the model
     for u, start in offsets.items():
-        entries[u].embedding = store[:, start : start + len(entries[u].ids)]  # type: ignore[index]
+        entries[u].embedding = store[:, start : start + len(entries[u].ids)]
 
 
-def _batches(order: list[int], lengths: list[int], batch_size: int, cap_tokens: bool) -> Iterator[list[int]]:
-    """Consecutive batches of ``order`` (longest first): at most ``batch_size`` texts and, on a CPU, at most
-    :data:`CPU_BATCH_TOKENS` padded tokens (the activations of a forward pass, not the weights, set the peak
-    memory; on a CPU a smaller batch of long texts is no slower)."""
+def _batches(order: list[int], lengths: list[int], batch_size: int | None, budget: int) -> Iterator[list[int]]:
+    """Consecutive batches of ``order`` (longest first): at most ``budget`` padded tokens (the activations of a
+    forward pass set the peak memory) and, when given, at most ``batch_size`` texts. Sorted by length, a batch
+    is padded to its first text, so little is wasted; few large batches keep a CPU's threads busy."""
     start = 0
     while start < len(order):
-        size = max(1, batch_size)
-        if cap_tokens:
-            size = max(1, min(size, CPU_BATCH_TOKENS // max(1, lengths[order[start]])))
+        size = max(1, budget // max(1, lengths[order[start]]))
+        if batch_size is not None:
+            size = min(size, max(1, batch_size))
         yield order[start : start + size]
         start += size
-
-
-def _stitch(encoder: Encoder, windows: list[torch.Tensor], plan: list[tuple[int, int, int]]) -> torch.Tensor:
-    p, s = encoder.prefix, encoder.suffix
-    width = encoder.max_length - p - s
-    parts = [windows[0][:, :p]]
-    for emb, (start, lo, hi) in zip(windows, plan, strict=True):
-        parts.append(emb[:, p + lo - start : p + hi - start])
-    parts.append(windows[-1][:, p + width : p + width + s])
-    return torch.cat(parts, dim=1)
 
 
 def _score_chunk(
@@ -689,12 +823,20 @@ def _score_chunk(
             long_h, long_r, end = grown_h, grown_r, end + 1
         group = pairs[start:end]
         hu, ru = [int(hyp_u[k]) for k in group], [int(ref_u[k]) for k in group]
-        p, r = _match(
-            [entries[u].embedding for u in hu],  # type: ignore[misc]
-            [entries[u].embedding for u in ru],  # type: ignore[misc]
-            [weights[u] for u in hu],
-            [weights[u] for u in ru],
-        )
+        if len(group) == 1 and layers * long_h * long_r > MATCH_ELEMENTS:  # a long pair (window mode): in blocks
+            p, r = _match_blocked(
+                entries[hu[0]].embedding,  # type: ignore[arg-type]
+                entries[ru[0]].embedding,  # type: ignore[arg-type]
+                weights[hu[0]],
+                weights[ru[0]],
+            )
+        else:
+            p, r = _match(
+                [entries[u].embedding for u in hu],  # type: ignore[misc]
+                [entries[u].embedding for u in ru],  # type: ignore[misc]
+                [weights[u] for u in hu],
+                [weights[u] for u in ru],
+            )
         rows = np.asarray(group)
         # a text whose weights are all 0 (idf: every token in every reference) gets 0, where bert-score gets NaN
         precision[rows] = np.nan_to_num(p.cpu().numpy(), nan=0.0)
