@@ -267,8 +267,8 @@ def test_the_bertscore_extra_brings_what_the_kernel_imports():
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     extras = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     names = {re.split(r"[<>=\[ ]", req, maxsplit=1)[0] for req in extras["bertscore"]}
-    # nlgmetrics.torch (the package of the kernel) imports torch and torchmetrics; the kernel transformers and tqdm
-    assert {"torch", "torchmetrics", "transformers", "tqdm"} <= names
+    # what the kernel imports (torchmetrics is not: test_bertscore_offline checks it stays out of sys.modules)
+    assert {"torch", "transformers", "tqdm"} <= names
 
 
 # ---------------------------------------------------------------------------------------- bounded cost
@@ -445,12 +445,32 @@ def test_small_chunks_and_batches_change_nothing(monkeypatch):
 
     base = nm.bertscore(EN_PREDS * 3, [*EN_REFS, *EN_REFS[::-1], *EN_REFS], **L6, reduction=None)
     monkeypatch.setattr(kernel, "CHUNK_PAIRS", 2)
+    monkeypatch.setattr(kernel, "CHUNK_BYTES", 1)
     monkeypatch.setattr(kernel, "MATCH_ELEMENTS", 1)
     monkeypatch.setattr(kernel, "FORWARD_BYTES", 1)
     small = nm.bertscore(
         EN_PREDS * 3, [*EN_REFS, *EN_REFS[::-1], *EN_REFS], **L6, reduction=None, batch_size=1, cache=False
     )
     assert small.f1 == pytest.approx(base.f1, abs=1e-6)
+
+
+def test_batches_cover_every_text_once_within_the_budget():
+    from nlgmetrics.torch.bertscore import _batches
+
+    for trial in range(100):
+        rng = random.Random(trial)
+        lengths = [rng.randint(1, 600) for _ in range(rng.randint(1, 200))]
+        order = sorted(range(len(lengths)), key=lambda j: lengths[j], reverse=True)
+        batch_size, budget = rng.choice([None, 1, 3, 64]), rng.choice([512, 2000, 10900])
+        batches = list(_batches(order, lengths, batch_size, budget))
+        assert [j for b in batches for j in b] == order
+        for b in batches:
+            assert len(b) == 1 or len(b) * max(lengths[j] for j in b) <= budget
+            assert batch_size is None or len(b) <= batch_size
+    # lengths that fall off: cut where padding would cost more than another forward pass
+    lengths = [200] * 10 + [60] * 100
+    sizes = [len(b) for b in _batches(list(range(110)), lengths, None, 10_900)]
+    assert sizes == [10, 100]
 
 
 # ---------------------------------------------------------------------------------------- idf
