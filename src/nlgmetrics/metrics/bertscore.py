@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import hashlib
 import importlib.metadata
 import math
@@ -267,7 +268,9 @@ def _resolve_device(device: str | None) -> str:
     return resolve_device(device)
 
 
+@functools.cache
 def _transformers_version() -> str:
+    """The installed transformers' version, read once (``importlib.metadata`` scans the installed packages)."""
     try:
         return importlib.metadata.version("transformers")
     except importlib.metadata.PackageNotFoundError:
