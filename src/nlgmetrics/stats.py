@@ -9,6 +9,9 @@ Kernels compute a whole batch at once and return a :class:`StatsBatch`: the per-
 column-wise in numpy arrays (one row per segment). ``batch[i]`` is segment ``i``'s :class:`Stats`, and
 ``batch.total()`` is their sum. Storing columns keeps corpus-scale work in numpy instead of creating one Python
 object per segment.
+
+A few metrics need more than numbers (NIST's reference n-gram table, CIDEr's document frequencies): their
+statistics also hold :class:`Carried` values, which still add, and which a batch keeps in a :class:`CarriedColumn`.
 """
 
 from __future__ import annotations
@@ -21,17 +24,193 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-__all__ = ["Stats", "StatsBatch"]
+__all__ = ["Carried", "CarriedColumn", "Records", "Stats", "StatsBatch"]
 
 S = TypeVar("S", bound="Stats")
 
 
 def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, Carried):  # before the tuple case: Records are tuples that concatenate
+        return a + b
     if isinstance(a, tuple):
         if len(a) != len(b):
             raise ValueError(f"cannot add statistics of different shapes: {len(a)} vs {len(b)} entries")
         return tuple(x + y for x, y in zip(a, b, strict=False))
     return a + b
+
+
+class Carried:
+    """A statistics value that is not a fixed vector of numbers but still adds (a monoid under ``+``).
+
+    Most statistics are numbers. A few metrics need more: NIST's information weights come from the n-gram counts of
+    the whole reference corpus, so its statistics carry those counts as a table that merges by ``+``
+    (:class:`~nlgmetrics.algorithms.ngram_table.NgramTable`); CIDEr's document frequencies too, so its statistics
+    carry every segment's tokenized captions as :class:`Records` that concatenate. Either way the formula sees
+    what one call over the whole corpus would see, whatever the batching, merging or number of processes.
+
+    A subclass provides: ``empty()`` (the neutral element), ``+`` (associative), ``to_json``/``from_json``
+    (for ``state_dict``), and ``to_bytes``/``from_bytes`` (for torch states, all-gathers and the evaluate cache):
+    ``from_bytes`` of the concatenated encodings of several values returns values whose sum is their sum, one per
+    encoded value. The default byte encoding goes through ``to_vector``/``from_vectors`` (little-endian float64).
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def empty(cls) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def sum(cls, items: Sequence[Any]) -> Any:
+        out = cls.empty()
+        for item in items:
+            out = out + item
+        return out
+
+    def to_json(self) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def from_json(cls, data: Any) -> Any:
+        raise NotImplementedError
+
+    def to_vector(self) -> np.ndarray:
+        raise NotImplementedError
+
+    @classmethod
+    def from_vectors(cls, vector: np.ndarray) -> list[Any]:
+        """The values whose :meth:`to_vector` outputs were concatenated into ``vector``."""
+        raise NotImplementedError
+
+    def to_bytes(self) -> bytes:
+        return np.ascontiguousarray(self.to_vector(), dtype="<f8").tobytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> list[Any]:
+        """The values whose :meth:`to_bytes` outputs were concatenated into ``data``."""
+        return cls.from_vectors(np.frombuffer(data, dtype="<f8").astype(np.float64))
+
+
+def _tupled(value: Any) -> Any:
+    """JSON lists back to tuples, all the way down."""
+    if isinstance(value, list):
+        return tuple(_tupled(v) for v in value)
+    return value
+
+
+class Records(tuple, Carried):  # type: ignore[type-arg,misc]
+    """A :class:`Carried` value holding records (tuples of strings, nested freely), concatenated by ``+``.
+
+    A segment carries one record (CIDEr: its tokenized caption and references); the sum of a corpus holds all of
+    them in segment order. Records travel as JSON (``state_dict``) and as UTF-8 bytes, one JSON document per line,
+    so that the bytes of several batches or processes concatenate into the records of all of them.
+    """
+
+    __slots__ = ()
+
+    def __add__(self, other: Any) -> Records:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Records(tuple.__add__(self, other))
+
+    def __repr__(self) -> str:
+        return f"Records({len(self)} records)"
+
+    @classmethod
+    def empty(cls) -> Records:
+        return cls()
+
+    @classmethod
+    def sum(cls, items: Sequence[Any]) -> Records:
+        return cls(r for item in items for r in item)  # linear, where folding + would copy quadratically
+
+    def to_json(self) -> list[Any]:
+        return [_listed(r) for r in self]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Records:
+        return cls(_tupled(r) for r in data)
+
+    def to_bytes(self) -> bytes:
+        import json
+
+        return "".join(json.dumps(_listed(r), ensure_ascii=False) + "\n" for r in self).encode("utf-8")
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> list[Any]:
+        """One :class:`Records` of one record per encoded line."""
+        import json
+
+        return [cls((_tupled(json.loads(line)),)) for line in data.decode("utf-8").splitlines() if line]
+
+
+def _listed(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_listed(v) for v in value]
+    return value
+
+
+class CarriedColumn:
+    """The per-segment values of a :class:`Carried` field in a :class:`StatsBatch`: a list, one per segment.
+
+    A kernel that can build the batch's total more cheaply than by merging its segments passes it as ``total``;
+    and where the per-segment values are rarely needed, it may pass ``build`` (returning them) instead of
+    ``values``, with their number as ``length``: they are then built on first use only."""
+
+    __slots__ = ("_build", "_length", "_total", "_values", "kind")
+
+    def __init__(
+        self,
+        kind: type[Carried],
+        values: Sequence[Any] | None = None,
+        *,
+        total: Any = None,
+        build: Any = None,
+        length: int | None = None,
+    ) -> None:
+        self.kind = kind
+        self._values = None if values is None else list(values)
+        self._build = build
+        self._length = len(self._values) if self._values is not None else int(length or 0)
+        self._total = total
+
+    @property
+    def values(self) -> list[Any]:
+        if self._values is None:
+            self._values = list(self._build()) if self._build is not None else []
+        return self._values
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, (int, np.integer)):
+            return self.values[int(index)]
+        return CarriedColumn(self.kind, [self.values[i] for i in np.asarray(index, dtype=np.intp).tolist()])
+
+    def total(self) -> Any:
+        if self._total is None:
+            self._total = self.kind.sum(self.values)
+        return self._total
+
+    def tolist(self) -> list[Any]:
+        return [v.to_json() for v in self.values]
+
+    @classmethod
+    def from_json(cls, kind: type[Carried], data: Sequence[Any]) -> CarriedColumn:
+        return CarriedColumn(kind, [kind.from_json(x) for x in data])
+
+    @classmethod
+    def concat(cls, columns: Sequence[CarriedColumn]) -> CarriedColumn:
+        return CarriedColumn(columns[0].kind, [v for c in columns for v in c.values])
+
+    def to_bytes(self) -> bytes:
+        """Every segment's value, encoded and concatenated (see :meth:`Carried.to_bytes`)."""
+        return b"".join(v.to_bytes() for v in self.values)
+
+    @classmethod
+    def from_bytes(cls, kind: type[Carried], data: bytes) -> CarriedColumn:
+        return CarriedColumn(kind, kind.from_bytes(data))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +219,8 @@ class Stats:
 
     #: Fields whose values are tuples, mapped to a default length (per-order counts and the like).
     tuple_fields: ClassVar[Mapping[str, int]] = {}
+    #: Fields whose values are :class:`Carried` tables, mapped to their class.
+    carried_fields: ClassVar[Mapping[str, type[Carried]]] = {}
 
     def __add__(self: S, other: S) -> S:
         if type(other) is not type(self):
@@ -59,7 +240,9 @@ class Stats:
         """The neutral element. ``sizes`` gives the length of tuple fields that have no fixed default."""
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
-            if f.name in cls.tuple_fields:
+            if f.name in cls.carried_fields:
+                values[f.name] = cls.carried_fields[f.name].empty()
+            elif f.name in cls.tuple_fields:
                 n = sizes.get(f.name, cls.tuple_fields[f.name])
                 values[f.name] = (0.0 if "float" in str(f.type) else 0,) * n
             else:
@@ -70,6 +253,8 @@ class Stats:
         """The same statistics with exact (:class:`~fractions.Fraction`) fields rounded to the nearest float."""
 
         def rnd(v: Any) -> Any:
+            if isinstance(v, Carried):
+                return v
             if isinstance(v, tuple):
                 return tuple(rnd(x) for x in v)
             return float(v) if isinstance(v, Fraction) else v
@@ -78,14 +263,20 @@ class Stats:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict of the fields (used by ``state_dict`` and the CLI)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {
+            f.name: getattr(self, f.name).to_json() if f.name in self.carried_fields else getattr(self, f.name)
+            for f in dataclasses.fields(self)
+        }
 
     @classmethod
     def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
         kwargs = {}
         for f in dataclasses.fields(cls):
             v = data[f.name]
-            kwargs[f.name] = tuple(v) if f.name in cls.tuple_fields else v
+            if f.name in cls.carried_fields:
+                kwargs[f.name] = v if isinstance(v, Carried) else cls.carried_fields[f.name].from_json(v)
+            else:
+                kwargs[f.name] = tuple(v) if f.name in cls.tuple_fields else v
         return cls(**kwargs)
 
     @classmethod
@@ -129,7 +320,9 @@ def exact_sum(values: np.ndarray) -> Fraction | float:
     return Fraction(total << shift) if shift >= 0 else Fraction(total, 1 << -shift)
 
 
-def _column_sum(column: np.ndarray) -> Any:
+def _column_sum(column: Any) -> Any:
+    if isinstance(column, CarriedColumn):
+        return column.total()
     if column.dtype.kind == "f":
         if column.ndim == 1:
             return math.fsum(column.tolist())
@@ -145,7 +338,7 @@ class StatsBatch(Generic[S]):
 
     __slots__ = ("_n", "cls", "columns")
 
-    def __init__(self, cls: type[S], columns: Mapping[str, np.ndarray]) -> None:
+    def __init__(self, cls: type[S], columns: Mapping[str, Any]) -> None:
         self.cls = cls
         self.columns = dict(columns)
         names = cls.field_names()
@@ -187,7 +380,9 @@ class StatsBatch(Generic[S]):
         """
         out: dict[str, Any] = {}
         for k, v in self.columns.items():
-            if v.dtype.kind != "f":
+            if isinstance(v, CarriedColumn):
+                out[k] = v.total()
+            elif v.dtype.kind != "f":
                 out[k] = _scalar(v.sum(axis=0))
             elif v.ndim == 1:
                 out[k] = exact_sum(v)
@@ -195,7 +390,7 @@ class StatsBatch(Generic[S]):
                 out[k] = tuple(exact_sum(np.ascontiguousarray(c)) for c in v.T)
         return self.cls(**out)
 
-    def column(self, name: str) -> np.ndarray:
+    def column(self, name: str) -> Any:
         return self.columns[name]
 
     @classmethod
@@ -206,16 +401,24 @@ class StatsBatch(Generic[S]):
             return cls.empty(stats_cls)
         first = batches[0]
         return StatsBatch(
-            first.cls, {k: np.concatenate([b.columns[k] for b in batches], axis=0) for k in first.columns}
+            first.cls,
+            {
+                k: CarriedColumn.concat([b.columns[k] for b in batches])
+                if isinstance(v, CarriedColumn)
+                else np.concatenate([b.columns[k] for b in batches], axis=0)
+                for k, v in first.columns.items()
+            },
         )
 
     @classmethod
     def empty(cls, stats_cls: type[S], **sizes: int) -> StatsBatch[S]:
         zero = stats_cls.zero(**sizes)
-        cols: dict[str, np.ndarray] = {}
+        cols: dict[str, Any] = {}
         for name in stats_cls.field_names():
             v = getattr(zero, name)
-            if isinstance(v, tuple):
+            if isinstance(v, Carried):
+                cols[name] = CarriedColumn(type(v), [])
+            elif isinstance(v, tuple):
                 kind = np.float64 if any(isinstance(x, float) for x in v) else np.int64
                 cols[name] = np.zeros((0, len(v)), dtype=kind)
             else:
@@ -228,7 +431,13 @@ class StatsBatch(Generic[S]):
         if not items:
             return cls.empty(stats_cls)
         return StatsBatch(
-            stats_cls, {name: np.asarray([getattr(s, name) for s in items]) for name in stats_cls.field_names()}
+            stats_cls,
+            {
+                name: CarriedColumn(stats_cls.carried_fields[name], [getattr(s, name) for s in items])
+                if name in stats_cls.carried_fields
+                else np.asarray([getattr(s, name) for s in items])
+                for name in stats_cls.field_names()
+            },
         )
 
     def __repr__(self) -> str:

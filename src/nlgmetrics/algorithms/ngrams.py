@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import itertools
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
@@ -83,13 +84,14 @@ def vocabulary_streams(
     """Token lists as ids from ``vocabulary``. With ``grow`` new tokens are added (the references); without it
     a token the vocabulary lacks gets ``-1`` (a hypothesis token no reference holds: it can match nothing)."""
     lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
-    flat = [t for tokens in token_lists for t in tokens]
+    flat = list(itertools.chain.from_iterable(token_lists))
+    # map() over the dict's own methods keeps the per-token work in C (a generator costs a Python frame per token)
     if grow:
-        setdefault = vocabulary.setdefault
-        ids = np.fromiter((setdefault(t, len(vocabulary)) for t in flat), dtype=np.int64, count=len(flat))
+        new = [t for t in dict.fromkeys(flat) if t not in vocabulary]
+        vocabulary.update(zip(new, range(len(vocabulary), len(vocabulary) + len(new)), strict=True))
+        ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
     else:
-        get = vocabulary.get
-        ids = np.fromiter((get(t, -1) for t in flat), dtype=np.int64, count=len(flat))
+        ids = np.fromiter(map(vocabulary.get, flat, itertools.repeat(-1)), dtype=np.int64, count=len(flat))
     return TokenStreams(ids, _offsets(lengths), np.asarray(unit, dtype=np.int64))
 
 
@@ -260,12 +262,28 @@ def _find(level: NgramLevel, prefix: np.ndarray, last: np.ndarray, alphabet: int
     return out
 
 
-def clipped_counts(index: NgramIndex, hypotheses: TokenStreams, max_order: int | None = None) -> np.ndarray:
+def clipped_counts(
+    index: NgramIndex,
+    hypotheses: TokenStreams,
+    max_order: int | None = None,
+    held_out: list[np.ndarray] | None = None,
+    first_out: list[np.ndarray] | None = None,
+) -> np.ndarray:
     """Clipped matches of the hypothesis streams: an ``(n_units, max_order, columns)`` int64 array whose entry
     ``[u, n - 1, c]`` sums, over the distinct n-grams of unit ``u``'s hypothesis, ``min(hypothesis count,
-    reference count in column c)``. Each unit should have at most one hypothesis stream."""
+    reference count in column c)``. Each unit should have at most one hypothesis stream.
+
+    With ``held_out`` (a list), the hypothesis count of every reference n-gram is appended to it, one array per
+    order aligned with ``index.levels[n - 1].keys`` (for metrics that weight each n-gram, such as NIST); with
+    ``first_out``, the position (in ``hypotheses.ids``) of each one's first occurrence, -1 for none."""
     orders = index.max_order if max_order is None else max_order
     out = np.zeros((index.n_units, orders, index.columns), dtype=np.int64)
+    if held_out is not None:
+        held_out.extend(np.zeros(len(index.levels[n].keys), dtype=np.int64) for n in range(orders))
+        start = len(held_out) - orders
+    if first_out is not None:
+        first_out.extend(np.full(len(index.levels[n].keys), -1, dtype=np.int64) for n in range(orders))
+        first_start = len(first_out) - orders
     if len(hypotheses.ids) == 0 or not index.levels:
         return out
     pos, end = _stream_positions(hypotheses)
@@ -297,6 +315,11 @@ def clipped_counts(index: NgramIndex, hypotheses: TokenStreams, max_order: int |
         found = where >= 0
         where = where[found]
         held = np.bincount(where, minlength=len(level.keys))
+        if held_out is not None:
+            held_out[start + n - 1] = held
+        if first_out is not None:  # positions ascend, so a key's first entry is its first occurrence
+            keys_found, first_index = np.unique(where, return_index=True)
+            first_out[first_start + n - 1][keys_found] = pos[found][first_index]
         clipped = np.minimum(held[:, None], level.counts)
         for c in range(index.columns):
             out[:, n - 1, c] = np.bincount(level.unit, weights=clipped[:, c], minlength=index.n_units).astype(np.int64)

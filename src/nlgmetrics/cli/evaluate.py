@@ -28,6 +28,13 @@ def _system(value: str) -> tuple[str, str]:
     return (base.rsplit(".", 1)[0] if "." in base else base), value
 
 
+def _command_line(args: argparse.Namespace) -> str:
+    """The command line as typed (for the report's provenance block)."""
+    import shlex
+
+    return shlex.join(["nlgmetrics", *getattr(args, "argv", sys.argv[1:])])
+
+
 @dataclasses.dataclass(frozen=True)
 class EvaluateCommand(Command):
     """The ``evaluate`` subcommand: it has its own arguments and its own output."""
@@ -135,6 +142,15 @@ class EvaluateCommand(Command):
                 fh.write(text + "\n")
         if report:
             refs = references if isinstance(references, list) else [references]
-            write_report(ev, report, refs, systems, worst=args.worst, ref_field=ref_field, pred_field=pred_field)
+            write_report(
+                ev,
+                report,
+                refs,
+                systems,
+                worst=args.worst,
+                ref_field=ref_field,
+                pred_field=pred_field,
+                command=_command_line(args),
+            )
         sys.stdout.write(text + "\n" if args.json else ev.table() + "\n")
         return 0

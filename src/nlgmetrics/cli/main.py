@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import typing
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -182,6 +183,11 @@ def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], 
     ref_names = [args.ref_field] if args.ref_field else list(REF_FIELDS)
     fmt = _format_of(args.pred, args.format)
 
+    if command.coco_json and len(args.ref or ()) == 1 and _is_coco_json(args.pred, args.ref[0]):
+        from ..metrics.coco import read_coco
+
+        _, preds, coco_refs = read_coco(args.pred, args.ref[0])
+        return preds, coco_refs
     if args.ref:
         if fmt == "docvqa":
             raise CLIInputError("the DocVQA layout holds the predictions and the references; drop --ref")
@@ -214,6 +220,13 @@ def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], 
     if n == 0:
         raise CLIInputError(f"{pred.label} is empty: there is nothing to score")
     return pred.values, _combine(command, refs)
+
+
+def _is_coco_json(pred: str, ref: str) -> bool:
+    """A COCO results file (a JSON list) with a COCO annotations file (a JSON object): both end in ``.json``."""
+    if not (pred.lower().endswith(".json") and ref.lower().endswith(".json")):
+        return False
+    return read_text(pred, "--pred").lstrip().startswith("[") and read_text(ref, "--ref").lstrip().startswith("{")
 
 
 def _combine(command: Command, columns: list[Column]) -> list[Any]:
@@ -258,17 +271,31 @@ def _json_default(value: Any) -> Any:
 
 
 def format_human(command: Command, out: Outcome, per_segment: bool) -> str:
+    """The text output: the headline value(s) with the signature (once), the diagnostics on one line, and with
+    ``--explain`` the explanation in place of the diagnostics it spells out."""
     lines = []
     segments = out.segments if per_segment else None
-    for _, label, value in command.headlines(out):
+    heads = command.headlines(out)
+    several = len(heads) > 1
+    for _, label, value in heads:
+        sig = "" if several else f" ({out.signature})"
         if isinstance(value, (list, tuple)):  # reduction "none": the score is per segment
-            lines.append(f"{label}: {len(value)} per-segment scores (reduction: none) ({out.signature})")
+            lines.append(f"{label}: {len(value)} per-segment scores (reduction: none){sig}")
             segments = list(value)
+        elif isinstance(value, str):  # a result that is a file written (a baseline)
+            lines.append(f"{label} {value}{sig}")
         else:
-            lines.append(f"{label} = {_fmt(value)} ({out.signature})")
+            lines.append(f"{label} = {_fmt(value)}{sig}")
+    if several:
+        lines.append(f"signature: {out.signature}")
     shown = {k: v for k, v in out.diagnostics.items() if v is not None}
+    explanation = shown.pop("explanation", None)
+    if explanation is not None:  # it spells out the counts, the smoothing and the reason: say them once
+        shown = {k: v for k, v in shown.items() if k.startswith("confidence")}
     if shown:
         lines.append(", ".join(f"{k}: {_fmt(v)}" for k, v in shown.items()))
+    if explanation is not None:
+        lines.append(str(explanation).strip("\n"))
     if segments is not None:
         lines.extend(f"{i}\t{_fmt(v)}" for i, v in enumerate(segments, 1))
     return "\n".join(lines) + "\n"
@@ -296,7 +323,10 @@ def run(args: argparse.Namespace) -> int:
             options[opt.name] = tuple(value) if isinstance(value, list) else value
     # the config first: a bad option fails before any file is read
     config = command.configure(getattr(args, "preset", None), options)
-    predictions, references = load_inputs(args, command)
+    # a command with input files of its own layout (SQuAD's dataset + predictions JSON) reads them itself
+    reader = getattr(command, "read_inputs", None)
+    loaded = reader(args) if reader is not None else None
+    predictions, references = loaded if loaded is not None else load_inputs(args, command)
     sources = load_sources(args, command, len(predictions))
     extra = {} if sources is None else {"sources": sources}
     out = command.compute(predictions, references, config, args.per_segment, **extra)
@@ -311,15 +341,37 @@ def _error(message: str) -> int:
     return 2
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: typing.TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """A warning as one line, ``nlgmetrics: warning: ...``: on the command line there is no caller's line to
+    point at (Python would name the console script and print ``sys.exit(main())``)."""
+    kind = "" if category is UserWarning else f"{category.__name__}: "
+    text = " ".join(str(message).split("\n"))
+    (file or sys.stderr).write(f"nlgmetrics: warning: {kind}{text}\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
     try:
         parser = build_parser(only=_selected(argv))
         try:
             args = parser.parse_args(argv)
         except SystemExit as e:  # argparse: --help, --version, or a usage error (status 2)
             return e.code if isinstance(e.code, int) else (0 if e.code is None else _error(str(e.code)))
+        args.argv = argv  # the command line as typed (evaluate's report records it)
         return run(args)
     except (CLIInputError, NlgMetricsError) as e:
         return _error(str(e))

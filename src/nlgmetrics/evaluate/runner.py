@@ -9,7 +9,8 @@ per-segment statistics, so no metric is computed twice.
 
 Memory: the texts are streamed. What is kept per system and metric is the running sum of the statistics and,
 when confidence intervals, significance, a report or per-segment scores are asked for, the per-segment
-statistics as numpy columns (a few numbers per segment, never text).
+statistics as numpy columns (a few numbers per segment, never text; CIDEr, whose document frequencies need the
+whole corpus, keeps each segment's tokenized captions).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -26,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
-from ..stats import StatsBatch
+from ..stats import CarriedColumn, StatsBatch
 from .sources import Source, as_source, chunked_rows
 from .spec import MetricSpec, parse_metrics
 
@@ -81,6 +83,8 @@ class Evaluation:
     baseline: str | None
     settings: dict[str, Any]
     segment_scores: dict[str, dict[str, tuple[float, ...]]] = dataclasses.field(default_factory=dict)
+    #: The signature of the settings the per-segment scores used (``Family.segment_config``), per column.
+    segment_signatures: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -106,20 +110,38 @@ class Evaluation:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=kwargs.pop("indent", 2), **kwargs)
 
     def table(self) -> str:
-        """A plain-text table: systems × metrics, with ``± ci`` and, against the baseline, the p-value
-        (``*`` marks p < 0.05)."""
-        header = ["system", *[m.label for m in self.metrics]]
+        """A plain-text table: systems × metrics, with ``± ci`` and, against the baseline, the difference with
+        its direction (``better``/``worse``, whatever the p-value) and the p-value (``*`` marks p < 0.05)."""
+        header = ["system", *[f"{m.label} {_arrow(m)}".rstrip() for m in self.metrics]]
         rows = []
         for s in self.systems:
             row = [s + (" (baseline)" if s == self.baseline else "")]
             for m in self.metrics:
-                row.append(format_cell(self.scores[m.label][s]))
+                row.append(format_cell(self.scores[m.label][s], m.spec.family().higher_is_better))
             rows.append(row)
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False))]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)).rstrip()]
         lines.append("  ".join("-" * w for w in widths))
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows]
-        return "\n".join(lines)
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
+        notes = []
+        up = [m.label for m in self.metrics if m.spec.family().higher_is_better is True]
+        down = [m.label for m in self.metrics if m.spec.family().higher_is_better is False]
+        if up:
+            notes.append(f"higher is better (↑): {', '.join(up)}")
+        if down:
+            notes.append(f"lower is better (↓): {', '.join(down)}")
+        if self.baseline is not None and any(
+            self.scores[m.label][s].paired for m in self.metrics for s in self.systems
+        ):
+            notes.append(
+                f"vs {self.baseline}: the difference, 'better' or 'worse' by the metric's direction; "
+                "p from the paired test, * p < 0.05"
+            )
+        return "\n".join([*lines, "", *notes]) if notes else "\n".join(lines)
+
+
+def _arrow(column: Column) -> str:
+    return {True: "↑", False: "↓"}.get(column.spec.family().higher_is_better, "")
 
 
 def _digits(value: Any) -> int:
@@ -130,15 +152,38 @@ def _fmt(value: Any, digits: int) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
-def format_cell(cell: SystemScore) -> str:
-    """``score ± ci (p=…)``: the interval with the score's precision; ``*`` marks p < 0.05."""
+def signed(value: float, digits: int) -> str:
+    """``value`` with its sign and ``digits`` decimals, or two significant digits where those decimals would
+    show a non-zero difference as ``+0.00``."""
+    text = f"{value:+.{digits}f}"
+    if value and float(text) == 0:
+        text = f"{value:+.2g}"
+    return text
+
+
+def verdict(difference: float, higher_is_better: bool | None) -> str:
+    """``"better"``, ``"worse"`` or ``"same"``: the direction of a difference against the baseline, by the
+    metric's direction (``""`` when the metric has none). Significance is a separate question."""
+    if higher_is_better is None or difference != difference:
+        return ""
+    if difference == 0:
+        return "same"
+    return "better" if (difference > 0) == higher_is_better else "worse"
+
+
+def format_cell(cell: SystemScore, higher_is_better: bool | None = None) -> str:
+    """``score ± ci (Δ d better|worse, p=…)``: the interval with the score's precision; the difference against
+    the baseline says by its sign *and* in words whether the system is better or worse (``higher_is_better``
+    gives the metric's direction); ``*`` marks p < 0.05."""
     digits = _digits(cell.score)
     text = _fmt(cell.score, digits)
     if cell.ci is not None:
         text += f" ± {_fmt(cell.ci['ci'], digits)}"
     if cell.paired is not None:
         p = cell.paired["p_value"]
-        text += f" (p={p:.4f}{'*' if p < 0.05 else ''})"
+        diff = float(cell.paired["difference"])
+        word = verdict(diff, higher_is_better)
+        text += f" (Δ {signed(diff, digits)}{' ' + word if word else ''}, p={p:.4f}{'*' if p < 0.05 else ''})"
     return text
 
 
@@ -156,10 +201,26 @@ def _config(spec: MetricSpec) -> Any:
 
 def _stats_task(
     spec: MetricSpec, predictions: list[Any], references: list[Any], sources: list[Any] | None = None
-) -> dict[str, np.ndarray]:
-    """Per-segment statistics of one chunk of one system (runs in a worker process)."""
-    batch = spec.family().batch_stats(predictions, references, _config(spec), sources=sources)
-    return batch.columns
+) -> tuple[dict[str, np.ndarray], list[tuple[type[Warning], str]]]:
+    """Per-segment statistics of one chunk of one system (runs in a worker process), and the warnings it raised:
+    they are given back to be raised again in the main process (a worker would print them raw, pointing at the
+    executor's code, past the command line's one-line format)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        batch = spec.family().batch_stats(predictions, references, _config(spec), sources=sources)
+    return batch.columns, [(w.category, str(w.message)) for w in caught]
+
+
+def _warn_again(caught: Sequence[tuple[type[Warning], str]]) -> None:
+    for category, message in caught:
+        if category is UserWarning:
+            warn(message)  # attributed to the caller of evaluate()
+        else:
+            warnings.warn(message, category, stacklevel=4)
+
+
+#: Segments per call of an in-process (model) family: the progress bar advances after each.
+_IN_PROCESS_PIECE = 128
 
 
 class _Inline:
@@ -309,7 +370,9 @@ def evaluate(
     def collect(block: bool) -> None:
         while pending and (block or pending[0][1].done() or len(pending) > limit):
             key, fut = pending.popleft()
-            add(key, fut.result())
+            cols, caught = fut.result()
+            _warn_again(caught)
+            add(key, cols)
 
     cache = (
         _StatsCache(
@@ -355,11 +418,23 @@ def evaluate(
                 for spec in specs:
                     if (spec.label, name) in cached:
                         continue
-                    executor = inline if spec.name in IN_PROCESS else pool
                     task_sources = srcs_chunk if families[spec.label].uses_sources else None
-                    pending.append(
-                        ((spec.label, name), executor.submit(_stats_task, spec, preds, refs_chunk, task_sources))
-                    )
+                    if spec.name not in IN_PROCESS:
+                        pending.append(
+                            ((spec.label, name), pool.submit(_stats_task, spec, preds, refs_chunk, task_sources))
+                        )
+                        continue
+                    # a model family runs here, in pieces, so that the progress bar moves while it works
+                    for lo in range(0, len(preds), _IN_PROCESS_PIECE):
+                        hi = lo + _IN_PROCESS_PIECE
+                        piece_sources = None if task_sources is None else task_sources[lo:hi]
+                        pending.append(
+                            (
+                                (spec.label, name),
+                                inline.submit(_stats_task, spec, preds[lo:hi], refs_chunk[lo:hi], piece_sources),
+                            )
+                        )
+                        collect(block=False)
             n_segments += len(rows)
             collect(block=False)
         collect(block=True)
@@ -389,6 +464,7 @@ def evaluate(
     scores: dict[str, dict[str, SystemScore]] = {}
     segment_scores: dict[str, dict[str, tuple[float, ...]]] = {}
     signatures: dict[str, str] = {}
+    segment_signatures: dict[str, str] = {}
     columns_of: dict[str, list[tuple[str, str | None]]] = {}
     for spec in specs:
         fam, cfg = families[spec.label], configs[spec.label]
@@ -423,7 +499,15 @@ def evaluate(
                     value = value[select]
                 scores.setdefault(column, {})[name] = SystemScore(score=value, result=d, ci=ci, paired=paired)
                 if keep_segments:
-                    per = fam.segment_scores(batches[key], cfg)
+                    # per-segment scores with the family's per-segment settings (BLEU: sentence_bleu's), from
+                    # the same statistics
+                    seg_cfg = fam.segment_config(cfg)
+                    if column not in segment_signatures:
+                        same = seg_cfg == cfg
+                        segment_signatures[column] = (
+                            result.signature if same else fam.finalize(totals[key], seg_cfg).signature
+                        )
+                    per = fam.segment_scores(batches[key], seg_cfg)
                     segment_scores.setdefault(column, {})[name] = tuple(_segment_value(v, select) for v in per)
     settings = {
         "bootstrap": bootstrap,
@@ -445,6 +529,7 @@ def evaluate(
         baseline=baseline,
         settings=settings,
         segment_scores=segment_scores,
+        segment_signatures=segment_signatures,
     )
 
 
@@ -481,16 +566,25 @@ class _StatsCache:
 
         return os.path.join(self.root, f"{spec.name}-{self.keys[(spec.label, name)][:32]}.npz")
 
-    def load(self, spec: MetricSpec, name: str) -> list[dict[str, np.ndarray]] | None:
+    def load(self, spec: MetricSpec, name: str) -> list[dict[str, Any]] | None:
         import os
 
         path = self._path(spec, name)
         if not os.path.isfile(path):
             return None
+        stats_cls = spec.family().stats_cls
         with np.load(path, allow_pickle=False) as data:
             n = int(data["n_chunks"])
-            fields = spec.family().stats_cls.field_names()
-            return [{f: data[f"{i}:{f}"] for f in fields} for i in range(n)]
+            carried = stats_cls.carried_fields
+            return [
+                {
+                    f: CarriedColumn.from_bytes(carried[f], data[f"{i}:{f}"].tobytes())
+                    if f in carried
+                    else data[f"{i}:{f}"]
+                    for f in stats_cls.field_names()
+                }
+                for i in range(n)
+            ]
 
     def save(self, spec: MetricSpec, name: str, chunks: Sequence[dict[str, np.ndarray]]) -> None:
         import os
@@ -499,7 +593,8 @@ class _StatsCache:
         arrays: dict[str, np.ndarray] = {"n_chunks": np.asarray(len(chunks))}
         for i, cols in enumerate(chunks):
             for f, v in cols.items():
-                arrays[f"{i}:{f}"] = v
+                # carried values (NIST's tables, CIDEr's records) are stored as bytes: object arrays need pickle
+                arrays[f"{i}:{f}"] = np.frombuffer(v.to_bytes(), np.uint8) if isinstance(v, CarriedColumn) else v
         fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".npz")
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **arrays)  # type: ignore[arg-type]

@@ -105,6 +105,14 @@ class Family(Generic[C, S, R]):
     higher_is_better: bool | None = True
     #: The range of the headline score, ``None`` for an open end (plots, reports, torchmetrics' plot bounds).
     bounds: tuple[float | None, float | None] = (None, None)
+    #: The range under a given config, when a setting changes it (BLEU's ``scale``: 0-100 or 0-1); see
+    #: :meth:`bounds_for`. Default: ``bounds`` whatever the config.
+    config_bounds: Callable[[C], tuple[float | None, float | None]] | None = None
+    #: The config whose formula gives meaningful *per-segment* scores, from the corpus config (see
+    #: :meth:`segment_config`). It may change only what the formula does with the statistics (smoothing, effective
+    #: order, ...), never what the kernel counts, so per-segment scores come from the corpus run's statistics.
+    #: Default: the corpus config itself (chrF, TER, ROUGE, ... score one segment as the corpus).
+    segment_config_of: Callable[[C], C] | None = None
     #: Whether each segment also has a *source* (the input the prediction was made from; SARI needs it). The
     #: kernel is then called as ``kernel(predictions, references, config, sources=[...])``.
     uses_sources: bool = False
@@ -140,6 +148,16 @@ class Family(Generic[C, S, R]):
 
     def empty_batch(self, config: C) -> StatsBatch[S]:
         return StatsBatch.empty(self.stats_cls, **(self.stats_sizes(config) if self.stats_sizes else {}))
+
+    def bounds_for(self, config: C) -> tuple[float | None, float | None]:
+        """The range of the headline score under ``config`` (``bounds`` unless a setting changes it)."""
+        return self.config_bounds(config) if self.config_bounds is not None else self.bounds
+
+    def segment_config(self, config: C) -> C:
+        """The config of meaningful per-segment scores for the corpus ``config``: BLEU's corpus settings score
+        a short segment 0 even when it equals its reference, so its per-segment scores use sacrebleu's
+        ``sentence_bleu`` settings (exp smoothing, effective order); most families return ``config`` itself."""
+        return self.segment_config_of(config) if self.segment_config_of is not None else config
 
     # ----------------------------------------------------------------- statistics
     def batch_stats(

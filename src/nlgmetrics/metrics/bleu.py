@@ -24,6 +24,13 @@ into a score; the presets pick one together with the tokenizer and smoothing of 
     ``multi-bleu.perl [-lc] reference < hypothesis`` of Moses: text split on ASCII whitespace as Perl splits,
     ``-lc`` lowercasing ASCII letters only, no smoothing (any precision of 0 makes BLEU 0), and the script's
     closest-reference rule (a reference more than 9999 tokens away is never the closest).
+``coco`` (scale 0-1)
+    pycocoevalcap 1.2 ``Bleu(4).compute_score(gts, res)`` (the COCO caption evaluation) on captions tokenized by
+    its ``PTBTokenizer`` (tokenizer ``coco``): the closest reference length (ties to the shorter), and its
+    arithmetic ``prod_k (matches_k + 1e-15) / (total_k + 1e-9)`` to the power ``1/n``, times
+    ``exp(1 - 1/ratio)`` when ``ratio = (hyp_len + 1e-15) / (ref_len + 1e-9)`` is below 1. BLEU-1 ... BLEU-3
+    are the same arithmetic with ``max_order`` 1 ... 3 (what :func:`nlgmetrics.coco` reports); the per-segment
+    scores are pycocoevalcap's per-image scores.
 
 Why the conventions disagree on the same input, with a table, is in ``docs/bleu.md``.
 
@@ -76,18 +83,20 @@ __all__ = [
 #: The sacrebleu release whose numbers (and signature format) the ``sacrebleu`` convention reproduces.
 SACREBLEU_VERSION = "2.6.0"
 
-CONVENTIONS = ("sacrebleu", "nltk", "nltk-3.2", "moses")
+CONVENTIONS = ("sacrebleu", "nltk", "nltk-3.2", "moses", "coco")
 _SMOOTHING = {
     "sacrebleu": ("exp", "floor", "add-k", "none"),
     "nltk": tuple(f"method{i}" for i in range(8)),
     "nltk-3.2": ("method0",),
     "moses": ("none",),
+    "coco": ("none",),
 }
 _DEFAULTS = {  # convention -> (tokenizer, smoothing, scale)
     "sacrebleu": ("13a", "exp", 100.0),
     "nltk": ("whitespace", "method0", 1.0),
     "nltk-3.2": ("whitespace", "method0", 1.0),
     "moses": ("perl-whitespace", "none", 100.0),
+    "coco": ("coco", "none", 1.0),
 }
 #: Default smoothing values: sacrebleu's floor and add-k; NLTK's SmoothingFunction(epsilon=0.1, alpha=5, k=5).
 _SMOOTH_DEFAULTS: dict[str, float | int] = {
@@ -135,6 +144,8 @@ class BLEUConfig:
     auto_reweigh: bool = sig_field("rew", False)
     ref_length: str = sig_field("ref", "closest")
     scale: float | None = sig_field("scale", None)
+    average: str = sig_field("avg", "corpus", choices=("corpus", "sentence"))  # metrics/bleu_sentence.py
+    sentence_round: int | None = sig_field("sround", None)
     preset: str | None = sig_field("preset", None)
 
     def __post_init__(self) -> None:
@@ -184,6 +195,9 @@ class BLEUConfig:
         _set(self, "scale", float(self.scale))
         if self.convention == "nltk-3.2" and self.weights is not None and any(w <= 0 for w in self.weights):
             raise InvalidInputError("the nltk-3.2 convention needs positive weights")
+        from .bleu_sentence import check_average
+
+        check_average(self)
 
     def _check_orders(self) -> None:
         weights = self.weights
@@ -252,6 +266,7 @@ class BLEUStats(Stats):
     tail_hyp_len: int
     tail_matches5: int
     tail_total5: int
+    sentence_sum: float = 0.0  # the sum of per-segment BLEU under average="sentence" (metrics/bleu_sentence.py)
 
     def __add__(self, other: Any) -> BLEUStats:
         if type(other) is not type(self):
@@ -390,6 +405,9 @@ def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> Stat
         "tail_matches5": matches[:, _TAIL_ORDER - 1] if cfg.needs_tail5 else zeros,
         "tail_total5": totals[:, _TAIL_ORDER - 1] if cfg.needs_tail5 else zeros,
     }
+    from .bleu_sentence import sentence_scores
+
+    columns["sentence_sum"] = sentence_scores(columns, cfg, BLEUStats, bleu_from_stats)
     return _BLEUBatch(BLEUStats, columns)
 
 
@@ -639,7 +657,32 @@ def _moses_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
     return _Arith(100 * bleu_value, 100.0, 1.0, precisions, total, bp, n_max, [])
 
 
-_ARITHMETIC = {"sacrebleu": _sacrebleu_arith, "nltk": _nltk_arith, "nltk-3.2": _nltk_arith, "moses": _moses_arith}
+def _coco_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
+    """pycocoevalcap's ``BleuScorer.compute_score``: the running product of ``(matches + tiny) / (total + small)``
+    and its ``1/k``-th power, then the brevity penalty from ``(hyp_len + tiny) / (ref_len + small)``."""
+    if cfg.weights is not None:
+        raise InvalidInputError("the coco convention has no weights (pycocoevalcap's BLEU-n is a plain geometric mean)")
+    small, tiny = 1e-9, 1e-15
+    correct, total = [int(x) for x in stats.matches], [int(x) for x in stats.totals]
+    product = 1.0
+    for k in range(cfg.order):
+        product *= float(correct[k] + tiny) / (total[k] + small)
+    score = product ** (1.0 / cfg.order)
+    ratio = (int(stats.hyp_len) + tiny) / (int(stats.ref_len) + small)
+    bp = math.exp(1 - 1 / ratio) if ratio < 1 else 1.0
+    if ratio < 1:
+        score *= bp
+    precisions = [c / t if t else 0.0 for c, t in zip(correct, total, strict=True)]
+    return _Arith(score, 1.0, 1.0, precisions, total, bp, cfg.order, [])
+
+
+_ARITHMETIC = {
+    "sacrebleu": _sacrebleu_arith,
+    "nltk": _nltk_arith,
+    "nltk-3.2": _nltk_arith,
+    "moses": _moses_arith,
+    "coco": _coco_arith,
+}
 
 
 def _reason(stats: BLEUStats, cfg: BLEUConfig, arith: _Arith, score: float) -> str | None:
@@ -725,6 +768,8 @@ def bleu_from_stats(stats: BLEUStats, cfg: BLEUConfig) -> BLEUResult:
     arith = _ARITHMETIC[cfg.convention](stats, cfg)
     factor = float(cfg.scale or 1) / arith.native
     score = arith.score * factor if factor != 1 else arith.score
+    if cfg.average == "sentence":  # the mean of the segments' own BLEU (metrics/bleu_sentence.py)
+        score = stats.sentence_sum / int(stats.n_segments) if int(stats.n_segments) else 0.0
     hyp_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
     return BLEUResult(
         score=score,
@@ -750,9 +795,31 @@ def _sizes(cfg: BLEUConfig) -> dict[str, int]:
     return {"matches": cfg.order, "totals": cfg.order, "short": cfg.order}
 
 
+def _bounds(cfg: BLEUConfig) -> tuple[float | None, float | None]:
+    return (0.0, float(cfg.scale or 1))
+
+
+def _segment_config(cfg: BLEUConfig) -> BLEUConfig:
+    """Per-segment BLEU: sacrebleu's ``sentence_bleu`` arithmetic (effective order on; exp smoothing unless the
+    config chose sacrebleu's floor or add-k) on the corpus run's own counts, tokens and scale. Under every corpus
+    convention, a segment shorter than 4 tokens would otherwise score 0 even when it equals its reference (a
+    4-gram precision of 0/0), and NLTK's unsmoothed ``sys.float_info.min`` gives 1e-231-like numbers."""
+    keep = cfg.convention == "sacrebleu" and cfg.smoothing in ("exp", "floor", "add-k")
+    return dataclasses.replace(
+        cfg,
+        convention="sacrebleu",
+        smoothing=cfg.smoothing if keep else "exp",
+        smooth_value=cfg.smooth_value if keep else None,
+        effective_order=True,
+        auto_reweigh=False,
+    )
+
+
 BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
     name="bleu",
     bounds=(0.0, None),
+    config_bounds=_bounds,
+    segment_config_of=_segment_config,
     config_cls=BLEUConfig,
     stats_cls=BLEUStats,
     kernel=_bleu_kernel,
@@ -762,6 +829,15 @@ BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
         "nltk": {"convention": "nltk"},
         "nltk-3.2": {"convention": "nltk-3.2"},
         "moses": {"convention": "moses"},
+        "coco": {"convention": "coco"},
+        "llamafactory": {
+            "convention": "nltk",
+            "tokenizer": "char-list",
+            "smoothing": "method3",
+            "scale": 100,
+            "average": "sentence",
+            "sentence_round": 4,
+        },
     },
     default_preset="sacrebleu",
     stats_sizes=_sizes,

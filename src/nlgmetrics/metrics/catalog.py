@@ -94,12 +94,38 @@ CATALOG: dict[str, Entry] = {
         "character error rate over the corpus, as jiwer.cer",
         cli="nlgmetrics.cli.basic:CER_COMMAND",
     ),
+    "character": _E(
+        "nlgmetrics.metrics.character:CHARACTER",
+        ("character",),
+        "CharacTER",
+        "CharacTER, the cer package 1.2.0's numbers as HF evaluate's character metric",
+    ),
     "chrf": _E(
         "nlgmetrics.metrics.chrf:CHRF",
         ("chrf", "sentence_chrf"),
         "CHRF",
         "chrF and chrF++, sacrebleu 2.6's numbers",
         cli="nlgmetrics.cli.mt:CHRF_COMMAND",
+    ),
+    "cider": _E(
+        "nlgmetrics.metrics.cider:CIDER",
+        ("cider",),
+        "CIDEr",
+        "CIDEr-D and CIDEr of image captions, pycocoevalcap 1.2's numbers",
+        cli="nlgmetrics.cli.coco:CIDER_COMMAND",
+    ),
+    "coco": _E(
+        "nlgmetrics.metrics.coco:COCO",
+        ("coco", "read_coco"),
+        "COCOEvalCap",
+        "COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D as pycocoevalcap 1.2 (pure Python tokenizer)",
+        cli="nlgmetrics.cli.coco:COCO_COMMAND",
+    ),
+    "exact_match": _E(
+        "nlgmetrics.metrics.exact_match:EXACT_MATCH",
+        ("exact_match",),
+        "ExactMatch",
+        "exact match after named normalisers (SQuAD, HF evaluate, NFKC, width) and regex answer extraction",
     ),
     "edit_distance": _E(
         "nlgmetrics.metrics.edit:EDIT_DISTANCE",
@@ -108,6 +134,33 @@ CATALOG: dict[str, Entry] = {
         "exact character Levenshtein distance",
         cli="nlgmetrics.cli.basic:EDIT_DISTANCE_COMMAND",
     ),
+    "eed": _E(
+        "nlgmetrics.metrics.eed:EED",
+        ("eed", "extended_edit_distance"),
+        "ExtendedEditDistance",
+        "Extended Edit Distance, torchmetrics' extended_edit_distance",
+    ),
+    "gleu": _E(
+        "nlgmetrics.metrics.gleu:GLEU",
+        ("gleu", "sentence_gleu"),
+        "GLEU",
+        "Google-BLEU (GLEU) as NLTK 3.10's corpus_gleu or HF evaluate's google_bleu",
+    ),
+    "mer": _E(
+        "nlgmetrics.metrics.edit:MER",
+        ("mer",),
+        "MatchErrorRate",
+        "match error rate over the corpus, as jiwer.mer",
+    ),
+    "meteor": _E(
+        "nlgmetrics.metrics.meteor:METEOR", ("meteor", "sentence_meteor"), "METEOR", "METEOR, NLTK 3.10's numbers"
+    ),
+    "nist": _E(
+        "nlgmetrics.metrics.nist:NIST",
+        ("nist", "sentence_nist"),
+        "NIST",
+        "NIST as NLTK 3.10's corpus_nist or mteval-v13a.pl",
+    ),
     "nls": _E(
         "nlgmetrics.metrics.edit:NLS",
         ("nls",),
@@ -115,12 +168,25 @@ CATALOG: dict[str, Entry] = {
         "normalised Levenshtein similarity, 1 - lev / max(len)",
         cli="nlgmetrics.cli.basic:NLS_COMMAND",
     ),
+    "ribes": _E(
+        "nlgmetrics.metrics.ribes:RIBES",
+        ("ribes", "sentence_ribes"),
+        "RIBES",
+        "RIBES word-order score: RIBES.py 1.03.1 or NLTK 3.10",
+    ),
     "rouge": _E(
         "nlgmetrics.metrics.rouge:ROUGE",
         ("rouge",),
         "ROUGE",
         "ROUGE-N/L/Lsum/W/S/SU: rouge-score 0.1.2 or ROUGE-1.5.5",
         cli="nlgmetrics.cli.rouge:ROUGE_COMMAND",
+    ),
+    "squad": _E(
+        "nlgmetrics.metrics.squad:SQUAD",
+        ("squad",),
+        "SQuAD",
+        "QA exact match and F1: SQuAD v1.1/v2.0, JSQuAD, CMRC 2018, llm-jp-eval",
+        cli="nlgmetrics.cli.qa:SQUAD_COMMAND",
     ),
     "ter": _E(
         "nlgmetrics.metrics.ter:TER",
@@ -135,6 +201,18 @@ CATALOG: dict[str, Entry] = {
         "WordErrorRate",
         "word error rate over the corpus, as jiwer.wer",
         cli="nlgmetrics.cli.basic:WER_COMMAND",
+    ),
+    "wil": _E(
+        "nlgmetrics.metrics.edit:WIL",
+        ("wil",),
+        "WordInfoLost",
+        "word information lost over the corpus, as jiwer.wil",
+    ),
+    "wip": _E(
+        "nlgmetrics.metrics.edit:WIP",
+        ("wip",),
+        "WordInfoPreserved",
+        "word information preserved over the corpus, as jiwer.wip",
     ),
 }
 

@@ -12,6 +12,11 @@ Reference behaviours reproduced:
 * ``cer`` / ``wer``, preset ``"jiwer"`` (the default): ``jiwer.cer(reference, hypothesis)`` and
   ``jiwer.wer(reference, hypothesis)`` of jiwer 4.0 with their default transforms — corpus rate
   ``(S + D + I) / (H + S + D)``, and when the references hold no token at all, the number of insertions.
+* ``mer`` / ``wil`` / ``wip``, preset ``"jiwer"`` (the default): ``jiwer.mer``, ``jiwer.wil`` and ``jiwer.wip``
+  ``(reference, hypothesis)`` of jiwer 4.0 (torchmetrics' ``MatchErrorRate``, ``WordInfoLost``,
+  ``WordInfoPreserved``): the WER family's kernel, statistics and formula, with another of the formula's values
+  as the headline — ``MER = (S + D + I) / (H + S + D + I)``, ``WIP = H/N_ref · H/N_pred``, ``WIL = 1 - WIP``
+  (with no reference token: MER 0 and WIP 1 for an empty prediction, MER 1 and WIP 0 otherwise).
 """
 
 from __future__ import annotations
@@ -40,8 +45,11 @@ from .base import Family, Result, check_reduction, safe_div
 __all__ = [
     "CER",
     "EDIT_DISTANCE",
+    "MER",
     "NLS",
     "WER",
+    "WIL",
+    "WIP",
     "EditDistanceConfig",
     "EditDistanceResult",
     "EditDistanceStats",
@@ -53,8 +61,11 @@ __all__ = [
     "NLSStats",
     "cer",
     "edit_distance",
+    "mer",
     "nls",
     "wer",
+    "wil",
+    "wip",
 ]
 
 
@@ -154,13 +165,22 @@ def _nls_kernel(preds: list[str], refs: ReferenceSets, cfg: NLSConfig) -> StatsB
         sim = normalized_similarity_many(flat_p, flat_r)
     else:
         sim = 1.0 - normalized_distances(flat_p, flat_r, cfg.substitution_cost)
-    best = reduce_segments(sim, starts, "max")
-    return StatsBatch(NLSStats, {"score_sum": best, "count": np.ones(len(preds), dtype=np.int64)})
+    return segment_score_batch(reduce_segments(sim, starts, "max"))
+
+
+def segment_score_batch(scores: np.ndarray) -> StatsBatch[NLSStats]:
+    """Per-segment scores as :class:`NLSStats` (a score and a count each): for every metric whose corpus score is
+    the mean (or the sum) of its segment scores."""
+    return StatsBatch(NLSStats, {"score_sum": scores, "count": np.ones(len(scores), dtype=np.int64)})
+
+
+def reduce_segment_scores(stats: NLSStats, reduction: str | None) -> Any:
+    """The mean of the segment scores, or their sum with ``reduction="sum"`` (0 with no segment)."""
+    return stats.score_sum if reduction == "sum" else safe_div(stats.score_sum, stats.count)
 
 
 def nls_from_stats(stats: NLSStats, cfg: NLSConfig) -> NLSResult:
-    score = stats.score_sum if cfg.reduction == "sum" else safe_div(stats.score_sum, stats.count)
-    return NLSResult(score=score, count=stats.count)
+    return NLSResult(score=reduce_segment_scores(stats, cfg.reduction), count=stats.count)
 
 
 NLS: Family[NLSConfig, NLSStats, NLSResult] = Family(
@@ -310,8 +330,56 @@ WER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
 )
 
 
+def _headline(measure: str) -> Any:
+    """The error-rate formula with ``measure`` (``"mer"``, ``"wil"`` or ``"wip"``) as the headline score."""
+
+    def formula(stats: ErrorRateStats, cfg: ErrorRateConfig) -> ErrorRateResult:
+        result = error_rate_from_stats(stats, cfg)
+        return dataclasses.replace(result, score=getattr(result, measure))
+
+    formula.__name__ = f"{measure}_from_stats"
+    formula.__doc__ = f"``error_rate_from_stats`` with ``{measure}`` as the score."
+    return formula
+
+
+def _word_measure(name: str, higher_is_better: bool) -> Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult]:
+    return Family(
+        name=name,
+        higher_is_better=higher_is_better,
+        bounds=(0.0, 1.0),
+        config_cls=ErrorRateConfig,
+        stats_cls=ErrorRateStats,
+        kernel=_error_rate_kernel,
+        formula=_headline(name),
+        presets={"jiwer": {"unit": "word"}},
+        default_preset="jiwer",
+        single_reference=True,
+        vectorized=True,
+    )
+
+
+MER = _word_measure("mer", higher_is_better=False)
+WIL = _word_measure("wil", higher_is_better=False)
+WIP = _word_measure("wip", higher_is_better=True)
+
+
 # ====================================================================== the functional API
 Refs = Sequence[str | Sequence[str]] | str
+
+
+def _error_rate_call(
+    family: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult],
+    predictions: Sequence[str] | str,
+    references: Refs,
+    preset: str | None,
+    tokenizer: str | None,
+    substitution_cost: int,
+    segments: bool,
+) -> ErrorRateResult:
+    options: dict[str, Any] = {"substitution_cost": substitution_cost}
+    if tokenizer is not None:
+        options["tokenizer"] = tokenizer
+    return family.compute(predictions, references, family.make_config(preset, **options), segments=segments)
 
 
 def nls(
@@ -373,11 +441,7 @@ def cer(
     >>> cer(["this is the prediction"], ["this is the reference"]).score  # doctest: +ELLIPSIS
     0.3809...
     """
-    options: dict[str, Any] = {"substitution_cost": substitution_cost}
-    if tokenizer is not None:
-        options["tokenizer"] = tokenizer
-    cfg = CER.make_config(preset, **options)
-    return CER.compute(predictions, references, cfg, segments=segments)
+    return _error_rate_call(CER, predictions, references, preset, tokenizer, substitution_cost, segments)
 
 
 def wer(
@@ -397,8 +461,59 @@ def wer(
     >>> round(r.score, 4)
     0.3333
     """
-    options: dict[str, Any] = {"substitution_cost": substitution_cost}
-    if tokenizer is not None:
-        options["tokenizer"] = tokenizer
-    cfg = WER.make_config(preset, **options)
-    return WER.compute(predictions, references, cfg, segments=segments)
+    return _error_rate_call(WER, predictions, references, preset, tokenizer, substitution_cost, segments)
+
+
+def mer(
+    predictions: Sequence[str] | str,
+    references: Refs,
+    *,
+    preset: str | None = None,
+    tokenizer: str | None = None,
+    substitution_cost: int = 1,
+    segments: bool = False,
+) -> ErrorRateResult:
+    """Match error rate over the corpus, ``(S + D + I) / (H + S + D + I)``, identical to ``jiwer.mer``
+    (torchmetrics' ``MatchErrorRate``). The counts, WER, WIL and WIP come alongside.
+
+    >>> r = mer(["hello duck", "i like python"], ["hello world", "i like monty python"])
+    >>> round(r.score, 4), r.hits, r.substitutions, r.deletions
+    (0.3333, 4, 1, 1)
+    """
+    return _error_rate_call(MER, predictions, references, preset, tokenizer, substitution_cost, segments)
+
+
+def wil(
+    predictions: Sequence[str] | str,
+    references: Refs,
+    *,
+    preset: str | None = None,
+    tokenizer: str | None = None,
+    substitution_cost: int = 1,
+    segments: bool = False,
+) -> ErrorRateResult:
+    """Word information lost over the corpus, ``1 - H/N_ref · H/N_pred``, identical to ``jiwer.wil``
+    (torchmetrics' ``WordInfoLost``).
+
+    >>> round(wil(["hello duck", "i like python"], ["hello world", "i like monty python"]).score, 4)
+    0.4667
+    """
+    return _error_rate_call(WIL, predictions, references, preset, tokenizer, substitution_cost, segments)
+
+
+def wip(
+    predictions: Sequence[str] | str,
+    references: Refs,
+    *,
+    preset: str | None = None,
+    tokenizer: str | None = None,
+    substitution_cost: int = 1,
+    segments: bool = False,
+) -> ErrorRateResult:
+    """Word information preserved over the corpus, ``H/N_ref · H/N_pred``, identical to ``jiwer.wip``
+    (torchmetrics' ``WordInfoPreserved``).
+
+    >>> round(wip(["hello duck", "i like python"], ["hello world", "i like monty python"]).score, 4)
+    0.5333
+    """
+    return _error_rate_call(WIP, predictions, references, preset, tokenizer, substitution_cost, segments)

@@ -23,9 +23,10 @@ import numpy as np
 
 from ..stats import StatsBatch
 from .rouge_kernel import round5
+from .rouge_scores import AggregateScore, RougeScore
 
 if TYPE_CHECKING:
-    from .rouge import AggregateScore, RougeConfig, RougeStats
+    from .rouge import RougeConfig, RougeStats
 
 __all__ = ["bootstrap", "perl_resample_indices"]
 
@@ -33,9 +34,7 @@ __all__ = ["bootstrap", "perl_resample_indices"]
 _BLOCK = 1 << 22
 
 
-def _score_cls() -> tuple[type, type]:
-    from .rouge import AggregateScore, RougeScore
-
+def _score_cls() -> tuple[type[AggregateScore], type[RougeScore]]:
     return AggregateScore, RougeScore
 
 

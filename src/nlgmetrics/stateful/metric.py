@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..metrics.base import Family, Result
-from ..stats import Stats, StatsBatch
+from ..stats import CarriedColumn, Stats, StatsBatch
 
 __all__ = ["Metric"]
 
@@ -129,10 +129,13 @@ class Metric(Generic[C, S, R]):
         self._segments = []
         if self.keep_segments:
             template = self.family.empty_batch(self.config).columns
-            cols = {}
+            cols: dict[str, Any] = {}
             for k, v in state["segments"].items():
                 empty = template[k]
-                cols[k] = np.asarray(v, dtype=empty.dtype).reshape((-1, *empty.shape[1:]))
+                if isinstance(empty, CarriedColumn):
+                    cols[k] = CarriedColumn(empty.kind, [empty.kind.from_json(x) for x in v])
+                else:
+                    cols[k] = np.asarray(v, dtype=empty.dtype).reshape((-1, *empty.shape[1:]))
             batch = StatsBatch(self.family.stats_cls, cols)
             if len(batch):
                 self._segments.append(batch)

@@ -36,6 +36,7 @@ __all__ = [
     "Tokenizer13a",
     "ZhTokenizer",
     "is_chinese_char",
+    "mteval_tokenize",
     "perl_lowercase",
     "perl_split",
     "sacrebleu_tokenizer",
@@ -440,6 +441,25 @@ def perl_lowercase(line: str) -> str:
     'Äb'
     """
     return line.translate(_ASCII_LOWER)
+
+
+# Perl's \s on a character string (mteval-v13a reads its files as UTF-8): ASCII whitespace and the Unicode
+# spaces and line separators; unlike Python's str.split, not the information separators U+001C-U+001F.
+_PERL_UNICODE_SPACE = re.compile("[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+
+
+def mteval_tokenize(line: str, lowercase: bool = True) -> list[str]:
+    """The tokens mteval-v13a.pl scores a segment with: its SGML reader folds whitespace runs to one space, then
+    its ``tokenization``: the 13a replacements and punctuation rules (sacrebleu's 13a is their copy), ASCII-only
+    lowercasing unless ``-c`` (``lowercase=False``), and a split on Perl's ``\\s``.
+
+    >>> mteval_tokenize("Hello, World-\\nwide &amp; 3.5-fold")
+    ['hello', ',', 'world-', 'wide', '&', '3.5', '-', 'fold']
+    """
+    line = _unescape_13a(_PERL_UNICODE_SPACE.sub(" ", line))
+    if lowercase:
+        line = line.translate(_ASCII_LOWER)
+    return [t for t in _PERL_UNICODE_SPACE.split(_regexp_steps(f" {line} ")) if t]
 
 
 # ---------------------------------------------------------------------------------------------- Tercom (TER)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..stats import Stats, StatsBatch
+from ..stats import Carried, CarriedColumn, Stats, StatsBatch
 
 __all__ = ["FieldLayout", "StatsLayout"]
 
@@ -29,6 +29,9 @@ class FieldLayout:
     name: str
     size: int | None
     integer: bool
+    #: The :class:`~nlgmetrics.stats.Carried` class of a carried field (``None`` for numbers): such a field travels
+    #: as concatenated bytes in uint8 tensors (``dist_reduce_fx="cat"``), never summed.
+    carried: type[Carried] | None = None
 
     @property
     def width(self) -> int:
@@ -66,7 +69,9 @@ class StatsLayout:
         for f in dataclasses.fields(stats_cls):
             value = getattr(example, f.name)
             integer = _is_integer_hint(hints.get(f.name))
-            if isinstance(value, tuple):
+            if isinstance(value, Carried):
+                out.append(FieldLayout(f.name, None, False, type(value)))
+            elif isinstance(value, tuple):
                 if integer is None:
                     integer = all(isinstance(v, (int, np.integer)) for v in value)
                 out.append(FieldLayout(f.name, len(value), integer))
@@ -77,14 +82,40 @@ class StatsLayout:
         return cls(stats_cls, tuple(out))
 
     @property
+    def numeric(self) -> tuple[FieldLayout, ...]:
+        """The fields that are numbers (summed); the others are carried tables (concatenated)."""
+        return tuple(f for f in self.fields if f.carried is None)
+
+    @property
     def width(self) -> int:
-        """The length of the flat vector holding one :class:`Stats`."""
-        return sum(f.width for f in self.fields)
+        """The length of the flat vector holding the numeric fields of one :class:`Stats`."""
+        return sum(f.width for f in self.numeric)
+
+    # ------------------------------------------------------------------ carried values <-> bytes
+    @staticmethod
+    def bytes_to_tensor(data: bytes, device: torch.device | str | None = None) -> torch.Tensor:
+        if not data:
+            return torch.zeros(0, dtype=torch.uint8, device=device)
+        return torch.frombuffer(bytearray(data), dtype=torch.uint8).to(device)
+
+    @staticmethod
+    def tensor_bytes(tensors: Any) -> bytes:
+        """The bytes held in a uint8 tensor, or in a list of them (a list state, or its concatenation)."""
+        parts = tensors if isinstance(tensors, (list, tuple)) else [tensors]
+        return b"".join(t.detach().to("cpu", torch.uint8).reshape(-1).numpy().tobytes() for t in parts)
+
+    def carried_to_tensor(self, value: Carried, device: torch.device | str | None = None) -> torch.Tensor:
+        return self.bytes_to_tensor(value.to_bytes(), device)
+
+    def carried_from_tensors(self, field: FieldLayout, tensors: Any) -> Any:
+        """The sum of the values encoded in ``tensors`` (a tensor or a list of tensors of concatenated bytes)."""
+        assert field.carried is not None
+        return field.carried.sum(field.carried.from_bytes(self.tensor_bytes(tensors)))
 
     # ------------------------------------------------------------------ one Stats <-> a flat vector
     def to_tensor(self, stats: Stats, device: torch.device | str | None = None) -> torch.Tensor:
         values: list[float] = []
-        for f in self.fields:
+        for f in self.numeric:
             v = getattr(stats, f.name)
             if f.size is None:
                 values.append(float(v))
@@ -94,13 +125,14 @@ class StatsLayout:
                 values.extend(float(x) for x in v)
         return torch.tensor(values, dtype=torch.float64, device=device)
 
-    def from_tensor(self, vector: torch.Tensor) -> Stats:
+    def from_tensor(self, vector: torch.Tensor, carried: Mapping[str, Any] | None = None) -> Stats:
+        """The :class:`Stats` of a flat vector of the numeric fields; ``carried`` gives the table fields."""
         flat = vector.detach().to("cpu", torch.float64).reshape(-1).tolist()
         if len(flat) != self.width:
             raise ValueError(f"expected {self.width} values for {self.stats_cls.__name__}, got {len(flat)}")
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = dict(carried or {})
         pos = 0
-        for f in self.fields:
+        for f in self.numeric:
             chunk = flat[pos : pos + f.width]
             pos += f.width
             values = [round(x) if f.integer else x for x in chunk]
@@ -114,14 +146,20 @@ class StatsLayout:
         return values[0] if field.size is None else tuple(values)
 
     # ------------------------------------------------------------------ per-segment columns <-> tensors
-    def column_to_tensor(self, column: np.ndarray, device: torch.device | str | None = None) -> torch.Tensor:
+    def column_to_tensor(self, column: Any, device: torch.device | str | None = None) -> torch.Tensor:
+        if isinstance(column, CarriedColumn):  # one value per segment, encoded and concatenated
+            return self.bytes_to_tensor(column.to_bytes(), device)
         return torch.as_tensor(np.asarray(column, dtype=np.float64), device=device)
 
     def empty_column(self, field: FieldLayout, device: torch.device | str | None = None) -> torch.Tensor:
+        if field.carried is not None:
+            return torch.zeros(0, dtype=torch.uint8, device=device)
         shape = (0,) if field.size is None else (0, field.size)
         return torch.zeros(shape, dtype=torch.float64, device=device)
 
-    def column_from_tensor(self, field: FieldLayout, tensor: torch.Tensor) -> np.ndarray:
+    def column_from_tensor(self, field: FieldLayout, tensor: torch.Tensor) -> Any:
+        if field.carried is not None:
+            return CarriedColumn.from_bytes(field.carried, self.tensor_bytes(tensor))
         arr = tensor.detach().to("cpu", torch.float64).numpy()
         arr = arr.reshape(-1) if field.size is None else arr.reshape(-1, field.size)
         return np.rint(arr).astype(np.int64) if field.integer else arr.astype(np.float64, copy=True)
@@ -133,9 +171,9 @@ class StatsLayout:
     def rows_to_tensor(
         self, columns: Mapping[str, Sequence[Any]], device: torch.device | str | None = None
     ) -> torch.Tensor:
-        """Per-segment columns (as lists or arrays) side by side in one ``(n, width)`` float64 matrix."""
+        """Per-segment numeric columns (as lists or arrays) side by side in one ``(n, width)`` float64 matrix."""
         parts = []
-        for f in self.fields:
+        for f in self.numeric:
             col = np.asarray(columns[f.name], dtype=np.float64)
             parts.append(col.reshape(-1, f.width))
         if not parts:
@@ -147,7 +185,7 @@ class StatsLayout:
         arr = rows.detach().to("cpu", torch.float64).numpy().reshape(-1, self.width)
         out: dict[str, np.ndarray] = {}
         pos = 0
-        for f in self.fields:
+        for f in self.numeric:
             chunk = arr[:, pos : pos + f.width]
             pos += f.width
             if f.size is None:

@@ -73,6 +73,9 @@ class TorchMetric(_TorchmetricsMetric):
         self.keep_segments = bool(keep_segments) or self.per_segment_output
         self._layout = StatsLayout.of(family.zero(self.config))
         for field in self._layout.fields:
+            if field.carried is not None:  # a table (NIST's reference n-grams): records concatenated, not summed
+                self.add_state(field.name, default=[], dist_reduce_fx="cat")
+                continue
             default = torch.zeros(() if field.size is None else (field.size,), dtype=torch.float64)
             self.add_state(field.name, default=default, dist_reduce_fx="sum")
         if self.keep_segments:
@@ -100,6 +103,9 @@ class TorchMetric(_TorchmetricsMetric):
         for field in self._layout.fields:
             value = getattr(total, field.name)
             current = getattr(self, field.name)
+            if field.carried is not None:
+                current.append(self._layout.carried_to_tensor(value, device=self.device))
+                continue
             setattr(self, field.name, current + torch.as_tensor(value, dtype=torch.float64, device=current.device))
         if self.keep_segments:
             for field in self._layout.fields:
@@ -123,7 +129,12 @@ class TorchMetric(_TorchmetricsMetric):
     def stats(self) -> Stats:
         """The summed statistics held in the states (of this process only, unless synced)."""
         return self._layout.stats_cls(
-            **{f.name: self._layout.value_from_tensor(f, getattr(self, f.name)) for f in self._layout.fields}
+            **{
+                f.name: self._layout.carried_from_tensors(f, getattr(self, f.name))
+                if f.carried is not None
+                else self._layout.value_from_tensor(f, getattr(self, f.name))
+                for f in self._layout.fields
+            }
         )
 
     def _segment_batch(self) -> StatsBatch[Any]:
@@ -174,6 +185,11 @@ class TorchMetric(_TorchmetricsMetric):
         # A process that saw no segment would offer torchmetrics an empty list, which it replaces by a 1-D
         # tensor of the default dtype (float32): gathered against float64 columns (or 2-D columns for tuple
         # fields) that fails. Offer a correctly typed and shaped empty column instead.
+        for field in self._layout.fields:
+            if field.carried is not None:
+                state = getattr(self, field.name)
+                if isinstance(state, list) and not state:
+                    state.append(self._layout.empty_column(field, device=self.device))
         if self.keep_segments:
             for field in self._layout.fields:
                 state = getattr(self, _SEGMENT_PREFIX + field.name)

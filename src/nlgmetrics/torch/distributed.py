@@ -17,7 +17,7 @@ import torch
 import torch.distributed as dist
 
 from ..stateful.metric import Metric
-from ..stats import Stats
+from ..stats import CarriedColumn, Stats
 from ._layout import StatsLayout
 
 __all__ = ["all_gather_rows", "all_reduce_stats", "is_distributed", "sync_metric"]
@@ -49,7 +49,12 @@ def all_reduce_stats(stats: S, group: Any | None = None) -> S:
     layout = StatsLayout.of(stats)
     vector = layout.to_tensor(stats, device=_device_for(group))
     dist.all_reduce(vector, op=dist.ReduceOp.SUM, group=group)
-    return layout.from_tensor(vector)  # type: ignore[return-value]
+    carried = {}
+    for field in layout.fields:
+        if field.carried is not None:  # a table: every process's, merged in rank order
+            own = layout.carried_to_tensor(getattr(stats, field.name), device=_device_for(group))
+            carried[field.name] = layout.carried_from_tensors(field, all_gather_rows(own, group=group))
+    return layout.from_tensor(vector, carried)  # type: ignore[return-value]
 
 
 def all_gather_rows(rows: torch.Tensor, group: Any | None = None) -> torch.Tensor:
@@ -85,10 +90,17 @@ def sync_metric(metric: M, group: Any | None = None) -> M:
     state["stats"] = total.to_dict()
     if metric.keep_segments:
         layout = StatsLayout.of(total)
+        device = _device_for(group)
         local = state.get("segments") or {f.name: [] for f in layout.fields}
-        rows = all_gather_rows(layout.rows_to_tensor(local, device=_device_for(group)), group=group)
+        rows = all_gather_rows(layout.rows_to_tensor(local, device=device), group=group)
         if rows.shape[0]:
-            state["segments"] = {k: v.tolist() for k, v in layout.columns_from_rows(rows).items()}
+            segments: dict[str, Any] = {k: v.tolist() for k, v in layout.columns_from_rows(rows).items()}
+            for f in layout.fields:  # carried values: every process's bytes, gathered in rank order
+                if f.carried is not None:
+                    column = CarriedColumn.from_json(f.carried, local[f.name])
+                    gathered = all_gather_rows(layout.bytes_to_tensor(column.to_bytes(), device=device), group=group)
+                    segments[f.name] = layout.column_from_tensor(f, gathered).tolist()
+            state["segments"] = segments
         else:
             state.pop("segments", None)
     merged.load_state_dict(state)

@@ -1,0 +1,206 @@
+"""Google-BLEU (GLEU, Wu et al. 2016): ``min(precision, recall)`` over all n-grams of orders ``min_len..max_len``.
+
+A segment's statistics are those of its best reference: ``matches`` (the clipped n-gram matches, every order
+together) and ``total = max(#hypothesis n-grams, #reference n-grams)``, the reference being the one with the
+highest ``matches / total`` (the first on ties; a reference with ``total == 0`` is skipped, and a segment whose
+references are all skipped adds nothing). The corpus GLEU is ``Σ matches / Σ total`` (0 when ``Σ total`` is 0):
+the statistics add, and a segment's own score, from the same formula, is the sentence GLEU.
+
+Presets:
+
+``nltk`` (default)
+    NLTK 3.10 ``nltk.translate.gleu_score.corpus_gleu(list_of_references, hypotheses, min_len, max_len)`` on
+    whitespace-split text (``str.split``); :func:`sentence_gleu` is its ``sentence_gleu(references, hypothesis,
+    min_len, max_len)`` (= ``corpus_gleu`` of one segment).
+``hf-google-bleu``
+    HF evaluate's ``google_bleu`` metric (``evaluate.load("google_bleu").compute(predictions, references,
+    min_len=1, max_len=4)``): the same ``corpus_gleu`` after its ``Tokenizer13a``, a copy of sacrebleu's 13a
+    tokenizer (without sacrebleu's right strip of each line). Its keyword ``tokenizer=`` (any callable) maps to
+    ``tokenizer=`` here (a registered tokenizer name).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._inputs import ReferenceSets
+from ..algorithms.ngrams import ReferenceCache, build_index, clipped_counts, vocabulary_streams
+from ..errors import InvalidInputError
+from ..signature import sig_field
+from ..stats import Stats, StatsBatch
+from ..text import get_tokenizer
+from .base import Family, Result, safe_div
+from .chrf import _segments_and_columns
+
+__all__ = ["GLEU", "GLEUConfig", "GLEUResult", "GLEUStats", "gleu", "gleu_from_stats", "sentence_gleu"]
+
+
+@dataclasses.dataclass(frozen=True)
+class GLEUConfig:
+    min_len: int = sig_field("min", 1, help="the smallest n-gram order counted")
+    max_len: int = sig_field("max", 4, help="the largest n-gram order counted")
+    tokenizer: str = sig_field(
+        "tok", "whitespace", help="a registered tokenizer: whitespace (str.split, NLTK), sacrebleu-13a (HF), ..."
+    )
+    preset: str | None = sig_field("preset", None)
+
+    def __post_init__(self) -> None:
+        for name in ("min_len", "max_len"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise InvalidInputError(f"{name} must be a positive integer, got {value!r}")
+        if self.min_len > self.max_len:
+            raise InvalidInputError(
+                f"min_len ({self.min_len}) is larger than max_len ({self.max_len}): no n-gram order is left "
+                "(NLTK would silently score 0)"
+            )
+        if not isinstance(self.tokenizer, str):
+            raise InvalidInputError(f"tokenizer must be a registered tokenizer's name, got {self.tokenizer!r}")
+        get_tokenizer(self.tokenizer)  # fail early on an unknown name
+
+
+@dataclasses.dataclass(frozen=True)
+class GLEUStats(Stats):
+    """``matches`` and ``total`` (max of the hypothesis and reference n-gram counts) of each segment's best
+    reference; ``hyp_ngrams`` and ``ref_ngrams`` are its two sides (precision = matches / hyp_ngrams, recall =
+    matches / ref_ngrams); ``segments`` counts the segments that entered the sums."""
+
+    matches: int
+    total: int
+    hyp_ngrams: int
+    ref_ngrams: int
+    segments: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class GLEUResult(Result):
+    """``score`` is GLEU (0-1); ``precision`` and ``recall`` are those of the summed best references."""
+
+    matches: int = 0
+    total: int = 0
+    precision: float = 0.0
+    recall: float = 0.0
+
+
+_CACHE = ReferenceCache(maxsize=4)
+
+
+def _tokenize(lines: list[str], cfg: GLEUConfig) -> list[list[str]]:
+    if cfg.tokenizer == "whitespace":
+        return [line.split() for line in lines]
+    tok: Any = get_tokenizer(cfg.tokenizer)
+    if hasattr(tok, "batch"):
+        return list(tok.batch(lines))
+    return [list(tok(line)) for line in lines]
+
+
+def _ngram_count(lengths: np.ndarray, cfg: GLEUConfig) -> np.ndarray:
+    """The number of n-grams of orders ``min_len..max_len`` of sequences of the given lengths."""
+    n = np.arange(cfg.min_len, cfg.max_len + 1, dtype=np.int64)
+    return np.maximum(lengths[..., None] - n + 1, 0).sum(axis=-1)
+
+
+def _reference_side(refs: ReferenceSets, cfg: GLEUConfig) -> tuple[Any, dict[Any, int]]:
+    seg, col = _segments_and_columns(refs)
+    vocabulary: dict[Any, int] = {}
+    streams = vocabulary_streams(_tokenize(refs.flat, cfg), seg, vocabulary, grow=True)
+    return build_index(streams, len(refs), cfg.max_len, max(len(vocabulary), 1), column=col), vocabulary
+
+
+def _gleu_kernel(preds: list[str], refs: ReferenceSets, cfg: GLEUConfig) -> StatsBatch[GLEUStats]:
+    layout = None if refs.starts is None else refs.starts.tobytes()
+    key = ("gleu", cfg.tokenizer, cfg.max_len, tuple(refs.flat), layout)
+    index, vocabulary = _CACHE.get(key, lambda: _reference_side(refs, cfg))
+    n_seg = len(preds)
+    hyp = vocabulary_streams(_tokenize(preds, cfg), np.arange(n_seg, dtype=np.int64), vocabulary, grow=False)
+    # clipped matches per (segment, order, reference column), summed over the orders counted
+    tp = clipped_counts(index, hyp, cfg.max_len)[:, cfg.min_len - 1 :, :].sum(axis=1)
+    tpfp = _ngram_count(hyp.lengths, cfg)
+    ref_len = np.zeros((n_seg, index.columns), dtype=np.int64)
+    ref_len[index.stream_unit, index.stream_column] = index.stream_lengths
+    tpfn = _ngram_count(ref_len, cfg)
+    n_all = np.maximum(tpfp[:, None], tpfn)
+    exists = np.arange(index.columns)[None, :] < refs.counts()[:, None]
+    usable = exists & (n_all > 0)
+    ratio = np.where(usable, safe_div(tp, n_all), -np.inf)  # the same float division as NLTK's key
+    best = np.argmax(ratio, axis=1)  # the first of equal ratios, as Python's max()
+    rows = np.arange(n_seg)
+    keep = usable[rows, best].astype(np.int64)
+    return StatsBatch(
+        GLEUStats,
+        {
+            "matches": tp[rows, best] * keep,
+            "total": n_all[rows, best] * keep,
+            "hyp_ngrams": tpfp * keep,
+            "ref_ngrams": tpfn[rows, best] * keep,
+            "segments": keep,
+        },
+    )
+
+
+def gleu_from_stats(stats: GLEUStats, cfg: GLEUConfig) -> GLEUResult:
+    """``matches / total`` (0 when nothing was counted)."""
+    return GLEUResult(
+        score=safe_div(stats.matches, stats.total),
+        matches=stats.matches,
+        total=stats.total,
+        precision=safe_div(stats.matches, stats.hyp_ngrams),
+        recall=safe_div(stats.matches, stats.ref_ngrams),
+    )
+
+
+GLEU: Family[GLEUConfig, GLEUStats, GLEUResult] = Family(
+    name="gleu",
+    bounds=(0.0, 1.0),
+    config_cls=GLEUConfig,
+    stats_cls=GLEUStats,
+    kernel=_gleu_kernel,
+    formula=gleu_from_stats,
+    presets={"nltk": {"tokenizer": "whitespace"}, "hf-google-bleu": {"tokenizer": "sacrebleu-13a"}},
+    default_preset="nltk",
+    vectorized=True,
+)
+
+
+def gleu(
+    predictions: Sequence[str] | str,
+    references: Sequence[str | Sequence[str]] | str,
+    *,
+    preset: str | None = None,
+    segments: bool = False,
+    **options: Any,
+) -> GLEUResult:
+    """Corpus GLEU (Google-BLEU), NLTK's ``corpus_gleu`` (preset ``"nltk"``) or HF evaluate's ``google_bleu``
+    (preset ``"hf-google-bleu"``). ``options``: ``min_len``, ``max_len``, ``tokenizer``. ``segments=True`` adds
+    each segment's sentence GLEU.
+
+    >>> round(gleu(["the the the the the the the"], ["the cat is on the mat"]).score, 4)
+    0.0909
+    >>> gleu(["he read the book because he was interested in world history"],
+    ...      ["he was interested in world history because he read the book"], preset="hf-google-bleu").matches
+    30
+    """
+    cfg = GLEU.make_config(preset, **options)
+    return GLEU.compute(predictions, references, cfg, segments=segments)
+
+
+def sentence_gleu(
+    prediction: str,
+    references: str | Sequence[str],
+    *,
+    preset: str | None = None,
+    **options: Any,
+) -> GLEUResult:
+    """The GLEU of one sentence against its references (NLTK's ``sentence_gleu``).
+
+    >>> round(sentence_gleu("the the the the the the the", ["the cat is on the mat"]).score, 4)
+    0.0909
+    """
+    if not isinstance(prediction, str):
+        raise InvalidInputError(f"sentence_gleu takes one prediction (a string), got {type(prediction).__name__}")
+    refs = [references] if isinstance(references, str) else [list(references)]
+    return gleu([prediction], refs, preset=preset, **options)

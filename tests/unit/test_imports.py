@@ -1,0 +1,108 @@
+"""No import circles inside the package.
+
+An edge is any ``import`` that runs: at module level or inside a function (a lazy import still runs, and a
+circle through one breaks when the order of first use changes). Imports under ``if TYPE_CHECKING:`` never run
+and are not edges. Edges into the package root are left out: ``from .. import __version__`` is how modules
+read the version, and the root imports nothing at import time (it resolves its names lazily).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "nlgmetrics"
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts = parts[:-1]
+        out[".".join(parts)] = (path, is_package)
+    return out
+
+
+def _targets(module: str, is_package: bool, node: ast.Import | ast.ImportFrom, known: set[str]) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if node.level:
+        base = module.split(".")
+        if not is_package:
+            base = base[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        name = ".".join(base + ([node.module] if node.module else []))
+    else:
+        name = node.module or ""
+    return [f"{name}.{a.name}" if f"{name}.{a.name}" in known else name for a in node.names]
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = _modules()
+    known = set(modules)
+    graph: dict[str, set[str]] = {}
+    for module, (path, is_package) in modules.items():
+        edges: set[str] = set()
+
+        def visit(node: ast.AST, module: str = module, is_package: bool = is_package, edges: set[str] = edges) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                    for other in child.orelse:  # the else branch runs
+                        visit(other)
+                    continue
+                if isinstance(child, (ast.Import, ast.ImportFrom)):
+                    for target in _targets(module, is_package, child, known):
+                        if target in known and target not in (module, "nlgmetrics"):
+                            edges.add(target)
+                visit(child)
+
+        visit(ast.parse(path.read_text(encoding="utf-8")))
+        graph[module] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return out
+
+
+def test_the_package_has_no_import_circle():
+    graph = import_graph()
+    assert "nlgmetrics.metrics.rouge_scores" in graph["nlgmetrics.metrics.rouge_bootstrap"]
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
