@@ -695,7 +695,16 @@ def score_pairs(
                     entries[u] = hits[u]
                 else:
                     todo.append(u)
-            _embed(encoder, texts, todo, entries, long_inputs, batch_size, encoded)
+            new = int(np.count_nonzero(~seen[needed]))
+            shown = [0]  # texts of this chunk shown as done, advanced by the tokens embedded
+
+            def advance(done_tokens: int, total_tokens: int, new: int = new, shown: list[int] = shown) -> None:
+                step = new * done_tokens // max(1, total_tokens) - shown[0]
+                if step > 0:
+                    bar.update(step)
+                    shown[0] += step
+
+            _embed(encoder, texts, todo, entries, long_inputs, batch_size, encoded, advance)
             done = 0
             for u in needed.tolist():
                 if not seen[u]:
@@ -709,9 +718,10 @@ def score_pairs(
                     if not w.sum() > 0:
                         zero_weight.add(u)
                     weights[u] = torch.as_tensor(w, device=encoder.device)
-            # one update per chunk: per-text updates after a slow first chunk made the first rate estimate
-            # "1 text in 10 s", an ETA of hours
-            bar.update(done)
+            # the bar moves after each forward pass by the share of the chunk's tokens embedded, so it neither
+            # stands still for a whole chunk (often the whole corpus) nor starts from a rate of "1 text in 10 s"
+            if done > shown[0]:
+                bar.update(done - shown[0])
             _score_chunk(encoder, hyp_u, ref_u, lo, hi, entries, weights, precision, recall)
             for u in needed.tolist():
                 if last_use[u] <= c:
@@ -787,9 +797,11 @@ def _embed(
     long_inputs: str,
     batch_size: int | None,
     encoded: dict[int, tuple[list[int], bool]] | None = None,
+    advance: Callable[[int, int], None] | None = None,
 ) -> None:
     """Embed the texts ``todo`` into ``entries``: sorted by token length, batches padded to their own longest.
-    ``encoded`` holds token ids already computed for some of them (taken out as they are used)."""
+    ``encoded`` holds token ids already computed for some of them (taken out as they are used); ``advance(done,
+    total)`` is called after each forward pass with the tokens embedded so far and in all."""
     if not todo:
         return
     encoded = {} if encoded is None else encoded
@@ -825,8 +837,11 @@ def _embed(
     # in bert-score) rather than many small ones scattered between the activations of the forward passes.
     order = sorted(range(len(sequences)), key=lambda j: len(sequences[j]), reverse=True)
     store: torch.Tensor | None = None
-    for batch in _batches(order, [len(s) for s in sequences], batch_size, encoder.token_budget()):
+    lengths = [len(s) for s in sequences]
+    all_tokens, done_tokens = sum(lengths), 0
+    for batch in _batches(order, lengths, batch_size, encoder.token_budget()):
         outputs = encoder.forward([sequences[j] for j in batch])
+        done_tokens += sum(lengths[j] for j in batch)
         if store is None:
             layers, _, dim = outputs[0].shape
             store = outputs[0].new_empty((layers, total, dim))
@@ -834,6 +849,8 @@ def _embed(
             lo, hi, dst = places[j]
             store[:, dst : dst + hi - lo] = emb[:, lo:hi]
         del outputs
+        if advance is not None:
+            advance(done_tokens, all_tokens)
     assert store is not None  # at least one sequence went through the model
     for u, start in offsets.items():
         entries[u].embedding = store[:, start : start + len(entries[u].ids)]
