@@ -234,17 +234,19 @@ def bertscore_heatmap(
     dtype: str = "float32",
     long_inputs: str = "truncate",
     annotate: bool | None = None,
+    allow_download: bool = False,
 ) -> Heatmap:
     """Write the token-similarity heatmap of one candidate and one reference to ``output`` (PNG), like
     bert-score's ``plot_example``: rows are candidate tokens, columns reference tokens, ``[CLS]``/``[SEP]`` left
     out; with ``rescale_with_baseline`` the similarities are rescaled with the F baseline.
     """
-    from .metrics.bertscore import BERTSCORE
-    from .torch.bertscore import get_encoder, similarity_matrix
+    from ._inputs import ReferenceSets
+    from .metrics.bertscore import BERTSCORE, check_texts
 
     for what, value in (("candidate", candidate), ("reference", reference)):
         if not isinstance(value, str):
             raise InvalidInputError(f"the {what} must be a string, got {type(value).__name__}")
+    check_texts([candidate], ReferenceSets([reference]))
     cfg = BERTSCORE.corpus_config(
         model=model,
         num_layers=num_layers,
@@ -254,10 +256,15 @@ def bertscore_heatmap(
         device=device,
         dtype=dtype,
         long_inputs=long_inputs,
+        allow_download=allow_download,
     )
     assert cfg.model is not None  # resolved by the config
     assert cfg.num_layers is not None
-    encoder = get_encoder(cfg.model, cfg.num_layers, device=cfg.device, dtype=cfg.dtype)
+    from .torch.bertscore import get_encoder, similarity_matrix
+
+    encoder = get_encoder(
+        cfg.model, cfg.num_layers, device=cfg.device, dtype=cfg.dtype, allow_download=cfg.allow_download
+    )
     sim, cand_tokens, ref_tokens = similarity_matrix(encoder, candidate, reference, cfg.long_inputs)
     title = "Similarity Matrix"
     if cfg.baseline is not None:

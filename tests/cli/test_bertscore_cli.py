@@ -86,12 +86,19 @@ def test_bertscore_reduction_none_and_window(cli, files):
     assert "long:window" in out["signature"]
 
 
-def test_bertscore_missing_model_is_exit_2(cli, files):
+def test_bertscore_missing_model_is_exit_2(cli, files, monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))  # an empty cache
+    constants = __import__("sys").modules.get("huggingface_hub.constants")
+    if constants is not None:
+        monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
     pred, ref, _ = files
     assert_error(
         cli("bertscore", "--pred", pred, "--ref", ref, "--lang", "ja"),
         "'bert-base-multilingual-cased' is not available",
         "hf download bert-base-multilingual-cased",
+        "--allow-download",
+        "--model FOLDER",
+        "HF_HUB_OFFLINE",
     )
 
 
@@ -117,6 +124,7 @@ def test_bertscore_help_lists_the_options(cli):
     assert run.code == 0
     flags = ["--model", "--num-layers", "--lang", "--idf", "--rescale-with-baseline", "--baseline-path"]
     flags += ["--long-inputs", "--dtype", "--device", "--batch-size", "--quiet", "--preset {bert-score}"]
+    flags += ["--allow-download"]
     for flag in flags:
         assert flag in run.out, flag
 
@@ -156,6 +164,33 @@ def test_plot_bad_segment_and_missing_output(cli, files, tmp_path):
     assert cli("bertscore-plot", "--pred", pred, "--ref", ref, "--model", MODEL).code == 2  # --output is required
 
 
+@pytest.mark.parametrize("segment", ["0", "-1", "4"])
+def test_plot_segment_is_checked_before_anything_loads(cli, files, tmp_path, monkeypatch, segment):
+    from nlgmetrics.metrics.bertscore import BERTScoreFamily
+
+    def no_config(*args, **kwargs):
+        raise AssertionError("the model's config must not be resolved for a bad --segment")
+
+    monkeypatch.setattr(BERTScoreFamily, "corpus_config", no_config)
+    pred, ref, _ = files
+    run = cli(
+        "bertscore-plot",
+        "--pred",
+        pred,
+        "--ref",
+        ref,
+        "--lang",
+        "ja",
+        "--output",
+        tmp_path / "x.png",
+        "--segment",
+        segment,
+    )
+    expected = "the input has 3 segment(s)" if segment == "4" else "segments are counted from 1"
+    assert_error(run, f"--segment {segment}: {expected}")
+    assert not (tmp_path / "x.png").exists()
+
+
 def test_baseline_command_then_rescaling(cli, write, files, tmp_path):
     corpus = write(
         "corpus.txt",
@@ -190,6 +225,11 @@ def test_baseline_command_errors(cli, write, tmp_path):
     )
     assert cli("bertscore-baseline", "--model", MODEL, "--output", tmp_path / "b.tsv").code == 2  # no --corpus
     assert_error(cli("bertscore-baseline", "--corpus", corpus, "--output", tmp_path / "b.tsv"), "needs --model")
+    empty = write("empty.txt", [])
+    assert_error(
+        cli("bertscore-baseline", "--model", MODEL, "--corpus", empty, "--output", tmp_path / "b.tsv"),
+        f"--corpus {empty} is empty",
+    )
     help_text = cli("bertscore-baseline", "--help").out
     assert "--corpus FILE" in help_text
     assert "--pred FILE" not in help_text

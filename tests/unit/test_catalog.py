@@ -78,15 +78,7 @@ def _same(a: Any, b: Any, tol: float = 1e-12) -> bool:
 _ABSOLUTE_PATH = re.compile(r"(?:^|[|:=(,])(?:/|[A-Za-z]:\\)[^|]*")
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(reason="a local model's path is still in the signature", strict=True))
-        if n == "bertscore"
-        else n
-        for n in NAMES
-    ],
-)
+@pytest.mark.parametrize("name", NAMES)
 def test_signature_has_no_machine_path(name):
     family = get_family(name)
     preds, refs, sources, options = _example(name)

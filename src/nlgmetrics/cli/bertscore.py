@@ -33,6 +33,10 @@ __all__ = [
 ]
 
 _QUIET = "do not show the progress bar (shown on long runs in a terminal)"
+_DOWNLOAD = (
+    "download the model if it is neither a local folder nor in the Hugging Face cache (default: never; "
+    "nothing is downloaded and no connection is made without this flag)"
+)
 
 BERTSCORE_OPTIONS = (
     Opt("model", help="Hugging Face model name or local folder (default: bert-score's model for --lang)"),
@@ -44,9 +48,10 @@ BERTSCORE_OPTIONS = (
     Opt("long_inputs", choices=("truncate", "window"), help="texts over the model's maximum length"),
     Opt("dtype", choices=("float32", "bfloat16", "float16"), help="model precision"),
     Opt("device", help="torch device, e.g. cpu or cuda (default: cuda when available)"),
-    Opt("batch_size", help="texts per forward pass"),
+    Opt("batch_size", help="at most this many texts per forward pass (default: as many as fit a memory budget)"),
     Opt("reduction", choices=("mean", "sum", "none"), help="how to reduce the per-segment scores"),
     Opt("progress", flag="--quiet", help=_QUIET),
+    Opt("allow_download", help=_DOWNLOAD),
 )
 PLOT_OPTIONS = (
     *(o for o in BERTSCORE_OPTIONS if o.name not in {"idf", "batch_size", "reduction", "progress"}),
@@ -60,10 +65,11 @@ BASELINE_OPTIONS = (
     Opt("seed", type=int, help="seed of the random pairing (default: 1)"),
     Opt("max_lines", type=int, help="read at most this many lines of the corpus (default: 1000000, as bert-score)"),
     Opt("max_words", type=int, help="keep lines of fewer words than this (default: 32, as bert-score)"),
-    Opt("batch_size", type=int, help="texts per forward pass (default: 64)"),
+    Opt("batch_size", type=int, help="at most this many texts per forward pass (default: as many as fit)"),
     Opt("device", help="torch device, e.g. cpu or cuda"),
     Opt("dtype", choices=("float32", "bfloat16", "float16"), help="model precision (default: float32)"),
     Opt("progress", flag="--quiet", help=_QUIET),
+    Opt("allow_download", help=_DOWNLOAD),
 )
 
 
@@ -78,6 +84,8 @@ class BERTScoreCommand(FamilyCommand):
     def _argument(self, opt: Opt) -> dict[str, Any]:
         if opt.name == "progress":
             return _quiet()
+        if opt.name == "allow_download":
+            return {"action": "store_true", "help": opt.help}
         return super()._argument(opt)
 
     def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
@@ -86,7 +94,8 @@ class BERTScoreCommand(FamilyCommand):
 
 @dataclasses.dataclass(frozen=True)
 class _PlotConfig:
-    config: Any
+    preset: str | None
+    options: dict[str, Any]
     output: str
     segment: int
 
@@ -103,22 +112,28 @@ class BERTScorePlotCommand(BERTScoreCommand):
         return super()._argument(opt)
 
     def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
-        from .._files import check_output
-
+        # Only what is cheap to check here: the model's config is resolved once the segment is known to exist, so
+        # a wrong --segment is reported at once, not after torch has been imported.
         options = dict(options)
-        output = check_output(options.pop("output"), "--output")  # before any model loads
-        segment = options.pop("segment", None) or 1
-        return _PlotConfig(super().configure(preset, options), output, segment)
+        output = options.pop("output")
+        segment = options.pop("segment", None)
+        if segment is None:
+            segment = 1
+        if segment < 1:
+            raise InvalidInputError(f"--segment {segment}: segments are counted from 1 (the first line is --segment 1)")
+        return _PlotConfig(preset, options, output, segment)
 
     def compute(
         self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
     ) -> Outcome:
+        if not 1 <= config.segment <= len(predictions):
+            raise InvalidInputError(
+                f"--segment {config.segment}: the input has {len(predictions)} segment(s), counted from 1"
+            )
         from ..metrics.bertscore import BERTSCORE
         from ..plot import bertscore_heatmap
 
-        cfg = config.config
-        if not 1 <= config.segment <= len(predictions):
-            raise InvalidInputError(f"--segment {config.segment}: the input has {len(predictions)} segment(s)")
+        cfg = super().configure(config.preset, config.options)
         i = config.segment - 1
         candidate, reference = predictions[i], references[i][0]
         heat = bertscore_heatmap(
@@ -133,6 +148,7 @@ class BERTScorePlotCommand(BERTScoreCommand):
             device=cfg.device,
             dtype=cfg.dtype,
             long_inputs=cfg.long_inputs,
+            allow_download=cfg.allow_download,
         )
         result = BERTSCORE.compute([candidate], [reference], cfg)
         out = outcome_of(result, dataclasses.asdict(cfg))
@@ -146,39 +162,32 @@ class BERTScorePlotCommand(BERTScoreCommand):
         return out
 
 
-class _Corpus(argparse.Action):
-    """``--corpus FILE``: the file is read as the predictions (and, to satisfy the reader, the references)."""
-
-    def __call__(
-        self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: str | None = None
-    ) -> None:
-        namespace.pred = values
-        namespace.ref = [values]
-
-
 @dataclasses.dataclass(frozen=True)
 class BERTScoreBaselineCommand(Command):
-    """``nlgmetrics bertscore-baseline``: a baseline file for any model, from a monolingual corpus."""
+    """``nlgmetrics bertscore-baseline``: a baseline file for any model, from a monolingual corpus. It reads one
+    file, ``--corpus``, instead of the predictions and references of the other subcommands, so it has its own
+    arguments (and its errors name ``--corpus``)."""
 
-    input_option: str = "--corpus"
+    standalone: bool = True
 
-    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
-        # The corpus replaces the predictions and references every other subcommand reads.
-        hidden = {"--pred", "--ref", "--format", "--pred-field", "--ref-field"}
-        for action in parser._actions:
-            if hidden.intersection(action.option_strings):
-                action.required = False
-                action.help = argparse.SUPPRESS
-        parser.add_argument(
+    def add_all_arguments(self, parser: argparse.ArgumentParser) -> None:
+        inp = parser.add_argument_group("input")
+        inp.add_argument(
             "--corpus",
-            action=_Corpus,
             required=True,
             metavar="FILE",
-            help="monolingual text, one sentence per line (bert-score used news or web text)",
+            help="monolingual text, one sentence per line ('-': stdin; bert-score used news or web text)",
         )
+        self.add_arguments(parser.add_argument_group("options"))
+        out = parser.add_argument_group("output")
+        out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+
+    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
         for opt in self.options:
             if opt.name == "progress":
                 kwargs = _quiet()
+            elif opt.name == "allow_download":
+                kwargs = {"action": "store_true", "help": opt.help}
             else:
                 kwargs = {"help": opt.help, "choices": opt.choices, "type": opt.type or str}
                 if opt.name == "output":
@@ -187,11 +196,25 @@ class BERTScoreBaselineCommand(Command):
                     kwargs["metavar"] = "INT" if opt.type is int else "VALUE"
             parser.add_argument(opt.option, dest=f"opt_{opt.name}", default=None, **kwargs)
 
-    def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
-        from .._files import check_output
+    def run(self, args: argparse.Namespace) -> int:
+        import sys
 
+        from .io import CLIInputError, read_lines
+        from .main import format_human, format_json
+
+        options = {opt.name: getattr(args, f"opt_{opt.name}") for opt in self.options}
+        config = self.configure(None, options)  # a bad option fails before the corpus is read
+        corpus = read_lines(args.corpus, "--corpus")
+        if len(corpus) == 0:
+            raise CLIInputError(f"{corpus.label} is empty: a baseline needs a few thousand sentences")
+        out = self.compute(list(corpus.values), [], config, False)
+        sys.stdout.write((format_json if args.json else format_human)(self, out, False))
+        sys.stdout.flush()
+        return 0
+
+    def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
         options = {k: v for k, v in options.items() if v is not None}
-        output = check_output(options.pop("output"), "--output")  # before any model loads
+        output = options.pop("output")
         if options.get("model") is None and options.get("lang") is None:
             raise InvalidInputError("bertscore-baseline needs --model (or --lang for its default model)")
         return output, options
@@ -200,6 +223,7 @@ class BERTScoreBaselineCommand(Command):
         self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
     ) -> Outcome:
         from ..metrics.bertscore_baseline import compute_baseline
+        from ..metrics.bertscore_models import model_label
 
         output, options = config
         table = compute_baseline(predictions, **options)
@@ -209,7 +233,7 @@ class BERTScoreBaselineCommand(Command):
             raise InvalidInputError(f"cannot write the baseline to {output}: {err.strerror or err}") from None
         settings = {"model": table.model, "seed": table.seed, **{k: v for k, v in options.items() if k != "model"}}
         signature = build_signature(
-            "bertscore-baseline", extra={"model": table.model, "seed": table.seed, "pairs": table.pairs}
+            "bertscore-baseline", extra={"model": model_label(table.model), "seed": table.seed, "pairs": table.pairs}
         )
         diagnostics = {
             "model": table.model,

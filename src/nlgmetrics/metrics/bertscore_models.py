@@ -3,16 +3,20 @@
 * :data:`LANG2MODEL` and :data:`MODEL2LAYERS` are bert-score 0.3.13's tables (``bert_score.utils.lang2model`` and
   ``model2layers``): the default model of a language (``ja`` and every language not listed get
   ``bert-base-multilingual-cased``) and the layer tuned for each known model (9 for that one).
-* A model is loaded from a local folder or from the Hugging Face cache first. When it is in neither, it is
-  downloaded only if ``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) is not set; otherwise, and when the download
-  fails, :class:`ModelNotFoundError` names the model and the exact command that fetches it.
+* A model is loaded from a local folder or from the Hugging Face cache, with no network call. When it is in
+  neither, :func:`check_model` says so at once, from the file system alone (:class:`ModelNotFoundError`, naming
+  ``model=``/``--model``, the opt-in, ``HF_HUB_OFFLINE`` and the command that fetches it). It is downloaded only
+  with the explicit opt-in ``allow_download=True`` (CLI ``--allow-download``), and never while ``HF_HUB_OFFLINE``
+  (or ``TRANSFORMERS_OFFLINE``) is set.
+* Signatures name a local model folder by its name and a digest of its config, tokenizer and weights
+  (:func:`model_label`), never by its path.
 * A model that is not in the layer table (a local folder, say) gets its last layer, with a warning that names
   ``num_layers`` (bert-score raises ``KeyError`` there).
 * Baselines are bert-score's files (``LAYER,P,R,F``, one row per layer, comma-separated despite the ``.tsv`` name).
-  They are looked up in ``baseline_path``, then in ``$NLGMETRICS_BERTSCORE_BASELINES/<lang>/<model>.tsv``, then
-  in the baselines shipped inside an installed ``bert_score`` package. Nothing is ever downloaded. When no baseline
-  exists, rescaling is an error that says how to compute one (``nlgmetrics bertscore-baseline``), never a silent
-  no-op as in bert-score.
+  They are looked up in ``baseline_path``, then in ``$NLGMETRICS_BERTSCORE_BASELINES/<lang>/<model>.tsv`` (a local
+  model by its folder name), then in the baselines shipped inside an installed ``bert_score`` package. Nothing is
+  ever downloaded. When no baseline exists, rescaling is an error that says how to compute one
+  (``nlgmetrics bertscore-baseline``), never a silent no-op as in bert-score.
 """
 
 from __future__ import annotations
@@ -20,9 +24,13 @@ from __future__ import annotations
 import contextlib
 import csv
 import dataclasses
+import hashlib
 import importlib.util
 import io
+import json
 import os
+import sys
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,16 +44,22 @@ __all__ = [
     "MODEL2LAYERS",
     "Baseline",
     "ModelNotFoundError",
+    "baseline_name",
     "bert_score_baseline_dir",
+    "cached_snapshot",
+    "check_model",
     "default_model",
     "fetch_command",
     "find_baseline",
+    "hub_cache_dir",
     "is_offline",
     "known_layers",
     "load_config",
     "load_pretrained",
     "load_tokenizer",
     "model_depth",
+    "model_digest",
+    "model_label",
     "read_baseline",
     "resolve_model",
     "resolve_num_layers",
@@ -273,7 +287,7 @@ def resolve_model(model: str | None, lang: str | None) -> str:
     return default_model(lang)
 
 
-def resolve_num_layers(model: str, num_layers: int | None) -> int:
+def resolve_num_layers(model: str, num_layers: int | None, *, allow_download: bool = False) -> int:
     """``num_layers`` itself, the layer of bert-score's table, or (for a model it does not know) the model's last
     layer, with a warning that names ``num_layers``."""
     if num_layers is not None:
@@ -285,7 +299,7 @@ def resolve_num_layers(model: str, num_layers: int | None) -> int:
     layers = known_layers(model)
     if layers is not None:
         return layers
-    depth = model_depth(load_config(model))
+    depth = model_depth(load_config(model, allow_download=allow_download))
     warn(
         f"bertscore: no tuned layer is known for model {model!r}, so its last layer ({depth}) is used; pass "
         f"num_layers=<layer> (CLI: --num-layers) to choose one (bert-score raises KeyError here)"
@@ -308,17 +322,43 @@ def model_depth(config: Any) -> int:
 
 
 # ------------------------------------------------------------------------------------------- loading
+_TRUE = {"1", "ON", "YES", "TRUE"}
+
+
 def is_offline() -> bool:
     """Whether the Hugging Face Hub is switched off (``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE``)."""
-    return any(
-        os.environ.get(name, "").strip().upper() in {"1", "ON", "YES", "TRUE"}
-        for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-    )
+    return any(os.environ.get(name, "").strip().upper() in _TRUE for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
 def fetch_command(model: str) -> str:
     """The command that puts ``model`` into the Hugging Face cache."""
     return f"hf download {model}"
+
+
+def hub_cache_dir() -> Path:
+    """The Hugging Face hub cache folder, by huggingface_hub's own rule (``HF_HUB_CACHE``, else ``HF_HOME/hub``,
+    else ``$XDG_CACHE_HOME/huggingface/hub``, else ``~/.cache/huggingface/hub``), found without importing it."""
+    loaded = sys.modules.get("huggingface_hub.constants")
+    if loaded is not None and isinstance(getattr(loaded, "HF_HUB_CACHE", None), str):
+        return Path(loaded.HF_HUB_CACHE)  # what transformers will read, if the environment changed since
+    env = os.environ
+    home = env.get("HF_HOME") or os.path.join(
+        env.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "huggingface"
+    )
+    cache = env.get("HF_HUB_CACHE") or env.get("HUGGINGFACE_HUB_CACHE") or os.path.join(home, "hub")
+    return Path(os.path.expandvars(os.path.expanduser(cache)))
+
+
+def cached_snapshot(model: str) -> Path | None:
+    """The folder of ``model``'s cached snapshot (its ``main`` revision) when the Hugging Face cache holds its
+    ``config.json``; ``None`` otherwise. Only the file system is read."""
+    repo = hub_cache_dir() / ("models--" + model.replace("/", "--"))
+    try:
+        revision = (repo / "refs" / "main").read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    snapshot = repo / "snapshots" / revision
+    return snapshot if revision and (snapshot / "config.json").is_file() else None
 
 
 def _looks_like_path(name: str) -> bool:
@@ -327,14 +367,49 @@ def _looks_like_path(name: str) -> bool:
     return name.count("/") > 1
 
 
-def _missing(model: str, reason: str, *, hub: bool = True) -> ModelNotFoundError:
-    folder = "a local folder holding config.json, the tokenizer files and the weights"
-    if not hub:
-        return ModelNotFoundError(f"BERTScore model {model!r} is not available: {reason}; model= must be {folder}")
+_FOLDER = "a local folder holding config.json, the tokenizer files and the weights"
+
+
+def _not_a_folder(model: str, reason: str) -> ModelNotFoundError:
     return ModelNotFoundError(
-        f"BERTScore model {model!r} is not available: {reason}. Fetch it once with:  {fetch_command(model)}  "
-        f"(or pass model= {folder})"
+        f"BERTScore model {model!r} is not available: {reason}; model= (CLI: --model) must be {_FOLDER}"
     )
+
+
+def _not_cached(model: str, *, allow_download: bool, detail: str = "") -> ModelNotFoundError:
+    where = f"not in the Hugging Face cache ({hub_cache_dir()})"
+    if allow_download:  # the opt-in was given, but the Hub is switched off
+        reason = (
+            f"it is {where}, and allow_download=True (CLI: --allow-download) cannot download it while "
+            "HF_HUB_OFFLINE (or TRANSFORMERS_OFFLINE) is set: unset it for this run, or fetch the model once with:  "
+            f"{fetch_command(model)}"
+        )
+    else:
+        reason = (
+            f"it is not a local folder and it is {where}; nothing is downloaded unless you ask. Fetch it once "
+            f"with:  {fetch_command(model)}  (with HF_HUB_OFFLINE unset), or let this run download it with "
+            "allow_download=True (CLI: --allow-download), or pass model=<folder> (CLI: --model FOLDER), "
+            f"{_FOLDER}"
+        )
+    return ModelNotFoundError(f"BERTScore model {model!r} is not available: {reason}{detail}")
+
+
+def check_model(model: str, *, allow_download: bool = False) -> None:
+    """Fail fast, reading only the file system, when ``model`` can be neither loaded from a local folder or the
+    Hugging Face cache nor (``allow_download=True``, the Hub on) downloaded. Never touches the network."""
+    path = Path(model).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise _not_a_folder(model, f"{model} is a file, not a model folder")
+        if not (path / "config.json").is_file():
+            raise _not_a_folder(model, f"the folder {model} holds no config.json")
+        return
+    if _looks_like_path(model):
+        raise _not_a_folder(model, f"there is no folder {model}")
+    if cached_snapshot(model) is not None:
+        return
+    if not allow_download or is_offline():
+        raise _not_cached(model, allow_download=allow_download)
 
 
 @contextlib.contextmanager
@@ -356,35 +431,33 @@ def quiet_transformers() -> Iterator[None]:
             hf_logging.enable_progress_bar()
 
 
-def load_pretrained(model: str, loader: Callable[..., Any]) -> Any:
+def load_pretrained(model: str, loader: Callable[..., Any], *, allow_download: bool = False) -> Any:
     """``loader(model)`` (a ``from_pretrained``), offline first.
 
-    A local folder is loaded as it is. A Hub name is looked up in the Hugging Face cache; only when it is missing
-    there and the Hub is not switched off (``HF_HUB_OFFLINE``) is it downloaded. Otherwise, and when the download
-    fails, :class:`ModelNotFoundError` names the model and the command that fetches it.
+    A local folder is loaded as it is. A Hub name is loaded from the Hugging Face cache with
+    ``local_files_only=True``, so no connection is ever opened, unless ``allow_download`` is true (and
+    ``HF_HUB_OFFLINE`` unset): then what the cache lacks is downloaded. A model that is not available raises
+    :class:`ModelNotFoundError`, which names the download command, the opt-in and the ``model=`` folder.
     """
+    check_model(model, allow_download=allow_download)
     path = Path(model).expanduser()
     with quiet_transformers():
         if path.exists():
-            if not path.is_dir():
-                raise _missing(model, f"{model} is a file, not a model folder", hub=False)
-            if not (path / "config.json").is_file():
-                raise _missing(model, f"the folder {model} holds no config.json", hub=False)
             return loader(str(path))
-        if _looks_like_path(model):
-            raise _missing(model, f"there is no folder {model}", hub=False)
         try:
             return loader(model, local_files_only=True)
         except (OSError, ValueError) as err:
-            cached_error = err
-        if is_offline():
-            raise _missing(
-                model, "it is not in the Hugging Face cache and HF_HUB_OFFLINE is set, so nothing was downloaded"
-            ) from cached_error
+            if not allow_download or is_offline():
+                detail = f" (the cache holds an incomplete copy: {err})" if cached_snapshot(model) else ""
+                raise _not_cached(model, allow_download=allow_download, detail=detail) from err
         try:
             return loader(model)
         except (OSError, ValueError) as err:
-            raise _missing(model, f"it is not in the Hugging Face cache and the download failed ({err})") from err
+            raise ModelNotFoundError(
+                f"BERTScore model {model!r} is not available: it is not in the Hugging Face cache and the "
+                f"download failed ({err}); fetch it with:  {fetch_command(model)}  or pass model=<folder> "
+                f"(CLI: --model FOLDER), {_FOLDER}"
+            ) from err
 
 
 def _transformers() -> Any:
@@ -395,12 +468,12 @@ def _transformers() -> Any:
     return transformers
 
 
-def load_config(model: str) -> Any:
+def load_config(model: str, *, allow_download: bool = False) -> Any:
     """The transformers config of ``model`` (offline first)."""
-    return load_pretrained(model, _transformers().AutoConfig.from_pretrained)
+    return load_pretrained(model, _transformers().AutoConfig.from_pretrained, allow_download=allow_download)
 
 
-def load_tokenizer(model: str) -> Any:
+def load_tokenizer(model: str, *, allow_download: bool = False) -> Any:
     """The tokenizer of ``model`` (offline first), as bert-score loads it (``AutoTokenizer``, ``use_fast=False``;
     transformers 5 has one tokenizer class per model, so the flag changes nothing there)."""
     auto = _transformers().AutoTokenizer
@@ -408,7 +481,105 @@ def load_tokenizer(model: str) -> Any:
     def loader(name: str, **kwargs: Any) -> Any:
         return auto.from_pretrained(name, use_fast=False, **kwargs)
 
-    return load_pretrained(model, loader)
+    return load_pretrained(model, loader, allow_download=allow_download)
+
+
+# ------------------------------------------------------------------------------------------- model identity
+#: Files of a model folder that its digest covers (besides the weights): the config and the tokenizer's files.
+_IDENTITY_SUFFIXES = (".json", ".txt", ".model", ".tiktoken")
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack")
+_DIGESTS: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
+_DIGEST_FILE = "model-digests.json"
+
+
+def _identity_files(folder: Path) -> list[Path]:
+    """The files that make a model folder's numbers: config, tokenizer files and the weights transformers loads
+    (the ``.safetensors`` files when there are any, else the other weight formats); sub-folders are left out."""
+    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    weights = [p for p in files if p.suffix in _WEIGHT_SUFFIXES]
+    safetensors = [p for p in weights if p.suffix == ".safetensors"]
+    small = [p for p in files if p.suffix in _IDENTITY_SUFFIXES]
+    return sorted(small + (safetensors or weights))
+
+
+def _digest_cache_path() -> Path:
+    env = os.environ
+    base = env.get("NLGMETRICS_CACHE_DIR") or os.path.join(
+        env.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "nlgmetrics"
+    )
+    return Path(base) / _DIGEST_FILE
+
+
+def _read_digest_cache() -> dict[str, Any]:
+    try:
+        data = json.loads(_digest_cache_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_digest_cache(key: str, stamp: list[Any], digest: str) -> None:
+    """Remember a digest on disk (best effort: a read-only home changes nothing but the time of the next run)."""
+    path = _digest_cache_path()
+    data = _read_digest_cache()
+    data[key] = {"files": stamp, "digest": digest}
+    if len(data) > 256:  # keep the file small: forget the oldest entries
+        data = dict(list(data.items())[-256:])
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".model-digests-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(tmp)
+
+
+def model_digest(folder: str | os.PathLike[str]) -> str:
+    """A 12-hex-digit digest of a model folder's config, tokenizer files and weights (SHA-256 of their names and
+    contents). It is computed once per folder and file state (name, size, modification time), then remembered in
+    this process and in ``$NLGMETRICS_CACHE_DIR/model-digests.json`` (default ``~/.cache/nlgmetrics``), so a
+    model of several GB is not read again on every call."""
+    path = Path(folder).expanduser().resolve()
+    files = _identity_files(path)
+    stamp = tuple((p.name, (st := p.stat()).st_size, st.st_mtime_ns) for p in files)
+    key = (str(path), stamp)
+    found = _DIGESTS.get(key)
+    if found is not None:
+        return found
+    stored = _read_digest_cache().get(str(path))
+    if isinstance(stored, dict) and stored.get("files") == [list(s) for s in stamp]:
+        digest = str(stored.get("digest", ""))
+    else:
+        digest = ""
+    if len(digest) != 12:
+        h = hashlib.sha256()
+        for p in files:
+            h.update(p.name.encode("utf-8") + b"\0")
+            part = hashlib.sha256()
+            with p.open("rb") as fh:
+                while block := fh.read(1 << 20):
+                    part.update(block)
+            h.update(part.digest())
+        digest = h.hexdigest()[:12]
+        _write_digest_cache(str(path), [list(s) for s in stamp], digest)
+    _DIGESTS[key] = digest
+    return digest
+
+
+def model_label(model: str) -> str:
+    """How signatures name ``model``: a Hub name as it is; a local folder by its name and the digest of its
+    config, tokenizer and weights (``all-MiniLM-L6-v2@1a2b3c4d5e6f``), never by its path.
+
+    >>> model_label("bert-base-multilingual-cased")
+    'bert-base-multilingual-cased'
+    """
+    path = Path(model).expanduser()
+    if not path.is_dir():
+        return model
+    name = path.resolve().name or "model"
+    return f"{name}@{model_digest(path)}"
 
 
 # ------------------------------------------------------------------------------------------- baselines
@@ -479,9 +650,21 @@ def write_baseline(rows: Sequence[tuple[float, float, float]]) -> str:
     return out.getvalue()
 
 
+def baseline_name(model: str) -> str:
+    """The file name (without ``.tsv``) a baseline of ``model`` has under ``$NLGMETRICS_BERTSCORE_BASELINES/<lang>/``:
+    a Hub name as it is (``org/name`` is a sub-folder, as in bert-score's files), a local folder by its name.
+
+    >>> baseline_name("bert-base-multilingual-cased"), baseline_name("/models/my-bert/")
+    ('bert-base-multilingual-cased', 'my-bert')
+    """
+    if _looks_like_path(model) or Path(model).expanduser().is_dir():
+        return Path(model.rstrip("/\\")).name or "model"
+    return model
+
+
 def _candidates(model: str, lang: str) -> list[tuple[Path, str, bool]]:
     """Where a baseline may be: ``(path, source, custom)``; ``custom`` as bert-score's hash means it."""
-    names = dict.fromkeys([model, table_name(model)])
+    names = dict.fromkeys([baseline_name(model), table_name(model)])
     found = []
     env = os.environ.get(BASELINE_ENV)
     if env:
@@ -493,10 +676,18 @@ def _candidates(model: str, lang: str) -> list[tuple[Path, str, bool]]:
 
 
 def _compute_hint(model: str, lang: str | None) -> str:
-    where = f"$NLGMETRICS_BERTSCORE_BASELINES/{lang}/{model}.tsv" if lang else "FILE.tsv"
+    name = baseline_name(model)
+    shown = model if " " not in model else repr(model)
+    env = os.environ.get(BASELINE_ENV)
+    if env and lang:
+        where = str(Path(env) / lang / f"{name}.tsv")
+        use = f"rescaling then finds it there by language ({BASELINE_ENV}), or pass baseline_path=<that file>"
+    else:
+        where = f"{name.replace('/', '_')}-{lang}.tsv" if lang else f"{name.replace('/', '_')}.tsv"
+        use = "and pass baseline_path=<that file>"
     return (
-        f"compute one from a text corpus in the language with:  nlgmetrics bertscore-baseline --model {model} "
-        f"--corpus CORPUS.txt --output {where}  and pass baseline_path=<that file> (CLI: --baseline-path)"
+        f"compute one from a text corpus in the language with:  nlgmetrics bertscore-baseline --model {shown} "
+        f"--corpus CORPUS.txt --output {where}  {use} (CLI: --baseline-path)"
     )
 
 

@@ -13,19 +13,40 @@ tensor(0.4500, dtype=torch.float64)
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ..errors import MissingDependencyError
 
 try:
     import torch  # noqa: F401
-    import torchmetrics  # noqa: F401
 except ImportError as err:  # pragma: no cover - exercised in a subprocess by the tests
     raise MissingDependencyError("nlgmetrics.torch", "pip install 'nlgmetrics[torch]'") from err
 
-from typing import Any
-
 from ..metrics.catalog import CATALOG, get_family
-from .adapter import TorchMetric, torch_metric
-from .distributed import all_reduce_stats, sync_metric
+
+if TYPE_CHECKING:
+    from .adapter import TorchMetric, torch_metric
+    from .distributed import all_reduce_stats, sync_metric
+
+#: Imported on first use: the BERTScore kernel (``nlgmetrics.torch.bertscore``) needs torch but not torchmetrics,
+#: whose import costs as much as torch's own, so ``nlgmetrics.bertscore`` neither pays for it nor needs it installed.
+_LAZY = {
+    "TorchMetric": ".adapter",
+    "torch_metric": ".adapter",
+    "all_reduce_stats": ".distributed",
+    "sync_metric": ".distributed",
+}
+
+
+def _submodule(name: str) -> Any:
+    try:
+        return importlib.import_module(name, __name__)
+    except ImportError as err:
+        if isinstance(err, MissingDependencyError):
+            raise
+        raise MissingDependencyError("nlgmetrics.torch", "pip install 'nlgmetrics[torch]'") from err
+
 
 __all__ = [
     "TorchMetric",
@@ -46,7 +67,7 @@ def torch_class(name: str) -> type[TorchMetric]:
         return existing  # type: ignore[no-any-return]
     family = get_family(name)
     function = entry.functions[0] if entry.functions else name
-    cls = torch_metric(
+    cls = _submodule(".adapter").torch_metric(
         family,
         entry.cls,
         higher_is_better=family.higher_is_better,
@@ -59,6 +80,10 @@ def torch_class(name: str) -> type[TorchMetric]:
 
 
 def __getattr__(attr: str) -> Any:
+    if attr in _LAZY:
+        value = getattr(_submodule(_LAZY[attr]), attr)
+        globals()[attr] = value
+        return value
     for name, entry in CATALOG.items():
         if entry.cls == attr:
             return torch_class(name)
