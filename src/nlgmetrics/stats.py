@@ -9,6 +9,9 @@ Kernels compute a whole batch at once and return a :class:`StatsBatch`: the per-
 column-wise in numpy arrays (one row per segment). ``batch[i]`` is segment ``i``'s :class:`Stats`, and
 ``batch.total()`` is their sum. Storing columns keeps corpus-scale work in numpy instead of creating one Python
 object per segment.
+
+A few metrics need more than numbers (NIST's reference n-gram table, CIDEr's document frequencies): their
+statistics also hold :class:`Carried` values, which still add, and which a batch keeps in a :class:`CarriedColumn`.
 """
 
 from __future__ import annotations
@@ -21,12 +24,14 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-__all__ = ["Carried", "CarriedColumn", "Stats", "StatsBatch"]
+__all__ = ["Carried", "CarriedColumn", "Records", "Stats", "StatsBatch"]
 
 S = TypeVar("S", bound="Stats")
 
 
 def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, Carried):  # before the tuple case: Records are tuples that concatenate
+        return a + b
     if isinstance(a, tuple):
         if len(a) != len(b):
             raise ValueError(f"cannot add statistics of different shapes: {len(a)} vs {len(b)} entries")
@@ -35,16 +40,21 @@ def _add(a: Any, b: Any) -> Any:
 
 
 class Carried:
-    """A statistics value that is not a fixed vector of numbers but still adds: a table merged by ``+``.
+    """A statistics value that is not a fixed vector of numbers but still adds (a monoid under ``+``).
 
-    Most statistics are numbers. A few metrics need something a fixed vector cannot hold: NIST's information
-    weights come from the n-gram counts of the whole reference corpus, so its statistics carry those counts (and
-    the matched n-grams of each segment) as a table. Such a value must be a monoid like the numbers are: ``+``
-    merges (associative; ``empty()`` neutral), ``sum`` merges many at once, and it travels as plain data: a
-    JSON-able object (``to_json``/``from_json``, for ``state_dict``) and a flat float64 vector whose
-    concatenation with others can be split again (``to_vector``/``from_vectors``, for torch states and
-    all-gathers, where summing is replaced by concatenating).
+    Most statistics are numbers. A few metrics need more: NIST's information weights come from the n-gram counts of
+    the whole reference corpus, so its statistics carry those counts as a table that merges by ``+``
+    (:class:`~nlgmetrics.algorithms.ngram_table.NgramTable`); CIDEr's document frequencies too, so its statistics
+    carry every segment's tokenized captions as :class:`Records` that concatenate. Either way the formula sees
+    what one call over the whole corpus would see, whatever the batching, merging or number of processes.
+
+    A subclass provides: ``empty()`` (the neutral element), ``+`` (associative), ``to_json``/``from_json``
+    (for ``state_dict``), and ``to_bytes``/``from_bytes`` (for torch states, all-gathers and the evaluate cache):
+    ``from_bytes`` of the concatenated encodings of several values returns values whose sum is their sum, one per
+    encoded value. The default byte encoding goes through ``to_vector``/``from_vectors`` (little-endian float64).
     """
+
+    __slots__ = ()
 
     @classmethod
     def empty(cls) -> Any:
@@ -71,6 +81,73 @@ class Carried:
     def from_vectors(cls, vector: np.ndarray) -> list[Any]:
         """The values whose :meth:`to_vector` outputs were concatenated into ``vector``."""
         raise NotImplementedError
+
+    def to_bytes(self) -> bytes:
+        return np.ascontiguousarray(self.to_vector(), dtype="<f8").tobytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> list[Any]:
+        """The values whose :meth:`to_bytes` outputs were concatenated into ``data``."""
+        return cls.from_vectors(np.frombuffer(data, dtype="<f8").astype(np.float64))
+
+
+def _tupled(value: Any) -> Any:
+    """JSON lists back to tuples, all the way down."""
+    if isinstance(value, list):
+        return tuple(_tupled(v) for v in value)
+    return value
+
+
+class Records(tuple, Carried):  # type: ignore[type-arg,misc]
+    """A :class:`Carried` value holding records (tuples of strings, nested freely), concatenated by ``+``.
+
+    A segment carries one record (CIDEr: its tokenized caption and references); the sum of a corpus holds all of
+    them in segment order. Records travel as JSON (``state_dict``) and as UTF-8 bytes, one JSON document per line,
+    so that the bytes of several batches or processes concatenate into the records of all of them.
+    """
+
+    __slots__ = ()
+
+    def __add__(self, other: Any) -> Records:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Records(tuple.__add__(self, other))
+
+    def __repr__(self) -> str:
+        return f"Records({len(self)} records)"
+
+    @classmethod
+    def empty(cls) -> Records:
+        return cls()
+
+    @classmethod
+    def sum(cls, items: Sequence[Any]) -> Records:
+        return cls(r for item in items for r in item)  # linear, where folding + would copy quadratically
+
+    def to_json(self) -> list[Any]:
+        return [_listed(r) for r in self]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Records:
+        return cls(_tupled(r) for r in data)
+
+    def to_bytes(self) -> bytes:
+        import json
+
+        return "".join(json.dumps(_listed(r), ensure_ascii=False) + "\n" for r in self).encode("utf-8")
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> list[Any]:
+        """One :class:`Records` of one record per encoded line."""
+        import json
+
+        return [cls((_tupled(json.loads(line)),)) for line in data.decode("utf-8").splitlines() if line]
+
+
+def _listed(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_listed(v) for v in value]
+    return value
 
 
 class CarriedColumn:
@@ -120,17 +197,20 @@ class CarriedColumn:
         return [v.to_json() for v in self.values]
 
     @classmethod
+    def from_json(cls, kind: type[Carried], data: Sequence[Any]) -> CarriedColumn:
+        return CarriedColumn(kind, [kind.from_json(x) for x in data])
+
+    @classmethod
     def concat(cls, columns: Sequence[CarriedColumn]) -> CarriedColumn:
         return CarriedColumn(columns[0].kind, [v for c in columns for v in c.values])
 
-    def to_vector(self) -> np.ndarray:
-        """Every segment's record, concatenated (see :meth:`Carried.to_vector`)."""
-        parts = [v.to_vector() for v in self.values]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64)
+    def to_bytes(self) -> bytes:
+        """Every segment's value, encoded and concatenated (see :meth:`Carried.to_bytes`)."""
+        return b"".join(v.to_bytes() for v in self.values)
 
     @classmethod
-    def from_vector(cls, kind: type[Carried], vector: np.ndarray) -> CarriedColumn:
-        return CarriedColumn(kind, kind.from_vectors(np.asarray(vector, dtype=np.float64).reshape(-1)))
+    def from_bytes(cls, kind: type[Carried], data: bytes) -> CarriedColumn:
+        return CarriedColumn(kind, kind.from_bytes(data))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,6 +253,8 @@ class Stats:
         """The same statistics with exact (:class:`~fractions.Fraction`) fields rounded to the nearest float."""
 
         def rnd(v: Any) -> Any:
+            if isinstance(v, Carried):
+                return v
             if isinstance(v, tuple):
                 return tuple(rnd(x) for x in v)
             return float(v) if isinstance(v, Fraction) else v

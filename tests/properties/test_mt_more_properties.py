@@ -107,6 +107,7 @@ def test_nist_table_round_trips(items):
     tables = batch.column("table").values
     vector = np.concatenate([t.to_vector() for t in tables])
     assert NgramTable.from_vectors(vector) == tables
+    assert NgramTable.from_bytes(b"".join(t.to_bytes() for t in tables)) == tables
     assert [NgramTable.from_json(json.loads(json.dumps(t.to_json()))) for t in tables] == tables
     total = NgramTable.sum(tables)
     again = NgramTable.sum(list(reversed(tables)))

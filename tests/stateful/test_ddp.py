@@ -216,6 +216,9 @@ ADAPTER_CASES: dict[str, Case] = {
     "nist-nltk": Case("NIST", "nist", "qa"),
     "nist-mteval": Case("NIST", "nist", "asr", {"preset": "mteval-13a"}),
     "nist-empty-rank": Case("NIST", "nist", "qa", {}, True),
+    # CIDEr's statistics carry records (document frequencies need the whole corpus): gathered as bytes
+    "cider": Case("CIDEr", "cider", "qa"),
+    "cider-empty-rank": Case("CIDEr", "cider", "qa", {"preset": "cider"}, True),
 }
 PLAIN_CASES: dict[str, Case] = {
     "nls-none": Case("NormalizedLevenshteinSimilarity", "nls", "qa", {"reduction": None}),
@@ -226,6 +229,8 @@ PLAIN_CASES: dict[str, Case] = {
     "edit-none-empty-rank": Case("EditDistance", "edit_distance", "qa", {"reduction": None}, True),
     "nist-nltk": Case("NIST", "nist", "qa"),
     "nist-mteval-empty-rank": Case("NIST", "nist", "asr", {"preset": "mteval-13a"}, True),
+    "cider": Case("CIDEr", "cider", "qa"),
+    "cider-empty-rank": Case("CIDEr", "cider", "qa", {}, True),
 }
 SCENARIOS: dict[str, Callable[[int], list[str]]] = {
     **{f"adapter-{k}": functools.partial(_run_adapter, c, world=WORLD_SIZE) for k, c in ADAPTER_CASES.items()},

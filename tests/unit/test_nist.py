@@ -63,15 +63,24 @@ def test_bad_input_names_the_index():
         nm.sentence_nist(["a"], ["a"])
 
 
-def test_no_resampling_for_carried_statistics():
+def test_resampling_rescores_each_resample_as_a_corpus():
+    """NIST's weights come from the whole reference corpus, so a bootstrap resample is scored as its own corpus
+    (a repeated segment counts twice, in the reference counts too): the same as calling nist() on it."""
+    import statistics
+
+    import numpy as np
+
     from nlgmetrics.metrics.catalog import get_family
     from nlgmetrics.metrics.significance import bootstrap_ci_from_stats
 
     family = get_family("nist")
     config = family.make_config()
-    batch = family.batch_stats(["a b", "c"], ["a b", "c d"], config)
-    with pytest.raises(InvalidInputError, match="bootstrap resampling and paired tests are not available"):
-        bootstrap_ci_from_stats(family, config, batch, n_samples=10)
+    preds, refs = ["a b c", "c d", "e f g h", "b a"], ["a b d", "c d", "e g h", "a b"]
+    batch = family.batch_stats(preds, refs, config)
+    ci = bootstrap_ci_from_stats(family, config, batch, n_samples=10, seed=3)
+    idxs = np.random.default_rng(3).choice(len(preds), size=(10, len(preds)), replace=True)
+    naive = [nm.nist([preds[i] for i in idx], [refs[i] for i in idx]).score for idx in idxs]
+    assert ci.mean == statistics.mean(sorted(naive))
 
 
 def test_word_measures_are_named_metrics():

@@ -93,7 +93,7 @@ def test_nltk_last_sentence_smoothing_cannot_be_resampled():
         ({"seed": -1}, InvalidInputError, "seed"),
         ({"n_samples": 0}, InvalidInputError, "n_samples"),
         ({"confidence": 1.5}, InvalidInputError, "confidence"),
-        ({"metric": "meteor"}, UnknownOptionError, "'bleu'"),
+        ({"metric": "no-such-metric"}, UnknownOptionError, "'bleu'"),
         ({"precision": "float16"}, UnknownOptionError, "'float32'"),
         ({"tokenizer": "14a"}, UnknownOptionError, "'14a'"),
     ],

@@ -84,6 +84,8 @@ class Command:
     docvqa: bool = False
     #: Predictions and references are JSON values (objects, lists, ...), not strings.
     structured: bool = False
+    #: Also read a COCO results JSON list as --pred with the COCO annotations JSON as --ref (captioning).
+    coco_json: bool = False
 
     # ---------------------------------------------------------------------------------------- overridable
     def metric(self) -> Any:

@@ -183,6 +183,11 @@ def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], 
     ref_names = [args.ref_field] if args.ref_field else list(REF_FIELDS)
     fmt = _format_of(args.pred, args.format)
 
+    if command.coco_json and len(args.ref or ()) == 1 and _is_coco_json(args.pred, args.ref[0]):
+        from ..metrics.coco import read_coco
+
+        _, preds, coco_refs = read_coco(args.pred, args.ref[0])
+        return preds, coco_refs
     if args.ref:
         if fmt == "docvqa":
             raise CLIInputError("the DocVQA layout holds the predictions and the references; drop --ref")
@@ -215,6 +220,13 @@ def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], 
     if n == 0:
         raise CLIInputError(f"{pred.label} is empty: there is nothing to score")
     return pred.values, _combine(command, refs)
+
+
+def _is_coco_json(pred: str, ref: str) -> bool:
+    """A COCO results file (a JSON list) with a COCO annotations file (a JSON object): both end in ``.json``."""
+    if not (pred.lower().endswith(".json") and ref.lower().endswith(".json")):
+        return False
+    return read_text(pred, "--pred").lstrip().startswith("[") and read_text(ref, "--ref").lstrip().startswith("{")
 
 
 def _combine(command: Command, columns: list[Column]) -> list[Any]:
@@ -311,7 +323,10 @@ def run(args: argparse.Namespace) -> int:
             options[opt.name] = tuple(value) if isinstance(value, list) else value
     # the config first: a bad option fails before any file is read
     config = command.configure(getattr(args, "preset", None), options)
-    predictions, references = load_inputs(args, command)
+    # a command with input files of its own layout (SQuAD's dataset + predictions JSON) reads them itself
+    reader = getattr(command, "read_inputs", None)
+    loaded = reader(args) if reader is not None else None
+    predictions, references = loaded if loaded is not None else load_inputs(args, command)
     sources = load_sources(args, command, len(predictions))
     extra = {} if sources is None else {"sources": sources}
     out = command.compute(predictions, references, config, args.per_segment, **extra)

@@ -25,7 +25,11 @@ ROUGE_OPTIONS = (
     Opt("tokenizer", help="unicode (default), rouge-score, rouge155, ja-mecab, zh-jieba, char, whitespace"),
     Opt("stemmer", choices=("porter", "rouge155", "rouge155-porter"), help="which stemmer --use-stemmer uses"),
     Opt("remove_stopwords", help="drop the SMART stop words first (ROUGE-1.5.5's -s)"),
-    Opt("multi_ref", choices=("best", "average"), help="several references: the best one, or pooled (-f B / -f A)"),
+    Opt(
+        "multi_ref",
+        choices=("best", "average", "max-pr"),
+        help="several references: the best one, pooled (-f B / -f A), or the best P and best R (pycocoevalcap)",
+    ),
     Opt("sentence_split", choices=("newline", "rules", "auto"), help="sentences of rougeLsum"),
     Opt("sentence_separator", help="a string that marks sentence breaks in one-line summaries, e.g. '\\n' or '<n>'"),
     Opt("scoring", choices=("rouge-score", "rouge155"), help="whose arithmetic (set by the presets)"),

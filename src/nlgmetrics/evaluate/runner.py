@@ -9,7 +9,8 @@ per-segment statistics, so no metric is computed twice.
 
 Memory: the texts are streamed. What is kept per system and metric is the running sum of the statistics and,
 when confidence intervals, significance, a report or per-segment scores are asked for, the per-segment
-statistics as numpy columns (a few numbers per segment, never text).
+statistics as numpy columns (a few numbers per segment, never text; CIDEr, whose document frequencies need the
+whole corpus, keeps each segment's tokenized captions).
 """
 
 from __future__ import annotations
@@ -475,14 +476,11 @@ def evaluate(
             for column, select in columns_of[spec.label]:
                 signatures[column] = result.signature
                 ci = paired = None
-                # a family whose statistics carry tables (NIST) has no resampling: its corpus weights change with
-                # every resample, which the summed-row bootstrap cannot follow
-                resamples = not fam.stats_cls.carried_fields
-                if bootstrap > 0 and resamples:
+                if bootstrap > 0:
                     ci = bootstrap_ci_from_stats(
                         fam, cfg, batches[key], n_samples=bootstrap, seed=seed, confidence=confidence, score=select
                     ).to_dict()
-                if baseline is not None and test is not None and name != baseline and resamples:
+                if baseline is not None and test is not None and name != baseline:
                     paired = paired_test_from_stats(
                         fam,
                         cfg,
@@ -574,13 +572,15 @@ class _StatsCache:
         path = self._path(spec, name)
         if not os.path.isfile(path):
             return None
+        stats_cls = spec.family().stats_cls
         with np.load(path, allow_pickle=False) as data:
             n = int(data["n_chunks"])
-            stats_cls = spec.family().stats_cls
             carried = stats_cls.carried_fields
             return [
                 {
-                    f: CarriedColumn.from_vector(carried[f], data[f"{i}:{f}"]) if f in carried else data[f"{i}:{f}"]
+                    f: CarriedColumn.from_bytes(carried[f], data[f"{i}:{f}"].tobytes())
+                    if f in carried
+                    else data[f"{i}:{f}"]
                     for f in stats_cls.field_names()
                 }
                 for i in range(n)
@@ -593,7 +593,8 @@ class _StatsCache:
         arrays: dict[str, np.ndarray] = {"n_chunks": np.asarray(len(chunks))}
         for i, cols in enumerate(chunks):
             for f, v in cols.items():
-                arrays[f"{i}:{f}"] = v.to_vector() if isinstance(v, CarriedColumn) else v
+                # carried values (NIST's tables, CIDEr's records) are stored as bytes: object arrays need pickle
+                arrays[f"{i}:{f}"] = np.frombuffer(v.to_bytes(), np.uint8) if isinstance(v, CarriedColumn) else v
         fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".npz")
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **arrays)  # type: ignore[arg-type]

@@ -37,6 +37,13 @@ into a score; the presets pick one together with the tokenizer and smoothing of 
     ``smoothing="add-k"`` for its ``smooth=True`` (``(m + 1) / (p + 1)`` from bigrams on), weights, and the
     closest reference length with ties going to the *first* reference (not the shorter one). torchmetrics sums in
     float32; these numbers are the float64 ones (they agree to float32 precision).
+``coco`` (scale 0-1)
+    pycocoevalcap 1.2 ``Bleu(4).compute_score(gts, res)`` (the COCO caption evaluation) on captions tokenized by
+    its ``PTBTokenizer`` (tokenizer ``coco``): the closest reference length (ties to the shorter), and its
+    arithmetic ``prod_k (matches_k + 1e-15) / (total_k + 1e-9)`` to the power ``1/n``, times
+    ``exp(1 - 1/ratio)`` when ``ratio = (hyp_len + 1e-15) / (ref_len + 1e-9)`` is below 1. BLEU-1 ... BLEU-3
+    are the same arithmetic with ``max_order`` 1 ... 3 (what :func:`nlgmetrics.coco` reports); the per-segment
+    scores are pycocoevalcap's per-image scores.
 
 Why the conventions disagree on the same input, with a table, is in ``docs/bleu.md``.
 
@@ -89,7 +96,7 @@ __all__ = [
 #: The sacrebleu release whose numbers (and signature format) the ``sacrebleu`` convention reproduces.
 SACREBLEU_VERSION = "2.6.0"
 
-CONVENTIONS = ("sacrebleu", "nltk", "nltk-3.2", "moses", "nmt", "torchmetrics")
+CONVENTIONS = ("sacrebleu", "nltk", "nltk-3.2", "moses", "coco", "nmt", "torchmetrics")
 _SMOOTHING = {
     "sacrebleu": ("exp", "floor", "add-k", "none"),
     "nltk": tuple(f"method{i}" for i in range(8)),
@@ -97,6 +104,7 @@ _SMOOTHING = {
     "moses": ("none",),
     "nmt": ("none", "add-one"),
     "torchmetrics": ("none", "add-k"),
+    "coco": ("none",),
 }
 _DEFAULTS = {  # convention -> (tokenizer, smoothing, scale)
     "sacrebleu": ("13a", "exp", 100.0),
@@ -105,6 +113,7 @@ _DEFAULTS = {  # convention -> (tokenizer, smoothing, scale)
     "moses": ("perl-whitespace", "none", 100.0),
     "nmt": ("sacrebleu-13a", "none", 1.0),
     "torchmetrics": ("whitespace", "none", 1.0),
+    "coco": ("coco", "none", 1.0),
 }
 #: Default smoothing values: sacrebleu's floor and add-k; NLTK's SmoothingFunction(epsilon=0.1, alpha=5, k=5).
 _SMOOTH_DEFAULTS: dict[str, float | int] = {
@@ -155,6 +164,8 @@ class BLEUConfig:
     auto_reweigh: bool = sig_field("rew", False)
     ref_length: str = sig_field("ref", "closest")
     scale: float | None = sig_field("scale", None)
+    average: str = sig_field("avg", "corpus", choices=("corpus", "sentence"))  # metrics/bleu_sentence.py
+    sentence_round: int | None = sig_field("sround", None)
     preset: str | None = sig_field("preset", None)
 
     def __post_init__(self) -> None:
@@ -204,6 +215,9 @@ class BLEUConfig:
         _set(self, "scale", float(self.scale))
         if self.convention == "nltk-3.2" and self.weights is not None and any(w <= 0 for w in self.weights):
             raise InvalidInputError("the nltk-3.2 convention needs positive weights")
+        from .bleu_sentence import check_average
+
+        check_average(self)
 
     def _check_orders(self) -> None:
         weights = self.weights
@@ -272,6 +286,7 @@ class BLEUStats(Stats):
     tail_hyp_len: int
     tail_matches5: int
     tail_total5: int
+    sentence_sum: float = 0.0  # the sum of per-segment BLEU under average="sentence" (metrics/bleu_sentence.py)
 
     def __add__(self, other: Any) -> BLEUStats:
         if type(other) is not type(self):
@@ -415,6 +430,9 @@ def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> Stat
         "tail_matches5": matches[:, _TAIL_ORDER - 1] if cfg.needs_tail5 else zeros,
         "tail_total5": totals[:, _TAIL_ORDER - 1] if cfg.needs_tail5 else zeros,
     }
+    from .bleu_sentence import sentence_scores
+
+    columns["sentence_sum"] = sentence_scores(columns, cfg, BLEUStats, bleu_from_stats)
     return _BLEUBatch(BLEUStats, columns)
 
 
@@ -708,6 +726,25 @@ def _torchmetrics_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
     return _Arith(score, 1.0, 1.0, precisions, den, bp, n_max, smoothed)
 
 
+def _coco_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
+    """pycocoevalcap's ``BleuScorer.compute_score``: the running product of ``(matches + tiny) / (total + small)``
+    and its ``1/k``-th power, then the brevity penalty from ``(hyp_len + tiny) / (ref_len + small)``."""
+    if cfg.weights is not None:
+        raise InvalidInputError("the coco convention has no weights (pycocoevalcap's BLEU-n is a plain geometric mean)")
+    small, tiny = 1e-9, 1e-15
+    correct, total = [int(x) for x in stats.matches], [int(x) for x in stats.totals]
+    product = 1.0
+    for k in range(cfg.order):
+        product *= float(correct[k] + tiny) / (total[k] + small)
+    score = product ** (1.0 / cfg.order)
+    ratio = (int(stats.hyp_len) + tiny) / (int(stats.ref_len) + small)
+    bp = math.exp(1 - 1 / ratio) if ratio < 1 else 1.0
+    if ratio < 1:
+        score *= bp
+    precisions = [c / t if t else 0.0 for c, t in zip(correct, total, strict=True)]
+    return _Arith(score, 1.0, 1.0, precisions, total, bp, cfg.order, [])
+
+
 _ARITHMETIC = {
     "sacrebleu": _sacrebleu_arith,
     "nltk": _nltk_arith,
@@ -715,6 +752,7 @@ _ARITHMETIC = {
     "moses": _moses_arith,
     "nmt": _nmt_arith,
     "torchmetrics": _torchmetrics_arith,
+    "coco": _coco_arith,
 }
 
 
@@ -805,6 +843,8 @@ def bleu_from_stats(stats: BLEUStats, cfg: BLEUConfig) -> BLEUResult:
     arith = _ARITHMETIC[cfg.convention](stats, cfg)
     factor = float(cfg.scale or 1) / arith.native
     score = arith.score * factor if factor != 1 else arith.score
+    if cfg.average == "sentence":  # the mean of the segments' own BLEU (metrics/bleu_sentence.py)
+        score = stats.sentence_sum / int(stats.n_segments) if int(stats.n_segments) else 0.0
     hyp_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
     return BLEUResult(
         score=score,
@@ -866,6 +906,15 @@ BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
         "moses": {"convention": "moses"},
         "nmt": {"convention": "nmt", "ref_length": "shortest"},
         "torchmetrics": {"convention": "torchmetrics"},
+        "coco": {"convention": "coco"},
+        "llamafactory": {
+            "convention": "nltk",
+            "tokenizer": "char-list",
+            "smoothing": "method3",
+            "scale": 100,
+            "average": "sentence",
+            "sentence_round": 4,
+        },
     },
     default_preset="sacrebleu",
     stats_sizes=_sizes,

@@ -107,6 +107,26 @@ CATALOG: dict[str, Entry] = {
         "chrF and chrF++, sacrebleu 2.6's numbers",
         cli="nlgmetrics.cli.mt:CHRF_COMMAND",
     ),
+    "cider": _E(
+        "nlgmetrics.metrics.cider:CIDER",
+        ("cider",),
+        "CIDEr",
+        "CIDEr-D and CIDEr of image captions, pycocoevalcap 1.2's numbers",
+        cli="nlgmetrics.cli.coco:CIDER_COMMAND",
+    ),
+    "coco": _E(
+        "nlgmetrics.metrics.coco:COCO",
+        ("coco", "read_coco"),
+        "COCOEvalCap",
+        "COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D as pycocoevalcap 1.2 (pure Python tokenizer)",
+        cli="nlgmetrics.cli.coco:COCO_COMMAND",
+    ),
+    "exact_match": _E(
+        "nlgmetrics.metrics.exact_match:EXACT_MATCH",
+        ("exact_match",),
+        "ExactMatch",
+        "exact match after named normalisers (SQuAD, HF evaluate, NFKC, width) and regex answer extraction",
+    ),
     "edit_distance": _E(
         "nlgmetrics.metrics.edit:EDIT_DISTANCE",
         ("edit_distance",),
@@ -132,6 +152,9 @@ CATALOG: dict[str, Entry] = {
         "MatchErrorRate",
         "match error rate over the corpus, as jiwer.mer",
     ),
+    "meteor": _E(
+        "nlgmetrics.metrics.meteor:METEOR", ("meteor", "sentence_meteor"), "METEOR", "METEOR, NLTK 3.10's numbers"
+    ),
     "nist": _E(
         "nlgmetrics.metrics.nist:NIST",
         ("nist", "sentence_nist"),
@@ -145,12 +168,25 @@ CATALOG: dict[str, Entry] = {
         "normalised Levenshtein similarity, 1 - lev / max(len)",
         cli="nlgmetrics.cli.basic:NLS_COMMAND",
     ),
+    "ribes": _E(
+        "nlgmetrics.metrics.ribes:RIBES",
+        ("ribes", "sentence_ribes"),
+        "RIBES",
+        "RIBES word-order score: RIBES.py 1.03.1 or NLTK 3.10",
+    ),
     "rouge": _E(
         "nlgmetrics.metrics.rouge:ROUGE",
         ("rouge",),
         "ROUGE",
         "ROUGE-N/L/Lsum/W/S/SU: rouge-score 0.1.2 or ROUGE-1.5.5",
         cli="nlgmetrics.cli.rouge:ROUGE_COMMAND",
+    ),
+    "squad": _E(
+        "nlgmetrics.metrics.squad:SQUAD",
+        ("squad",),
+        "SQuAD",
+        "QA exact match and F1: SQuAD v1.1/v2.0, JSQuAD, CMRC 2018, llm-jp-eval",
+        cli="nlgmetrics.cli.qa:SQUAD_COMMAND",
     ),
     "ter": _E(
         "nlgmetrics.metrics.ter:TER",

@@ -18,10 +18,20 @@ Presets and the exact commands they reproduce:
     each summary given one sentence per line (SPL): the per-summary numbers of ``-d``, rounded to five
     decimals as the script prints them; the corpus score is their exact mean, and with ``bootstrap_samples``
     the script's resampled average and confidence interval (``-c``/``-r``).
+``coco``
+    pycocoevalcap 1.2 ``Rouge().compute_score(gts, res)`` (the COCO caption evaluation's ROUGE-L) on captions
+    tokenized by its ``PTBTokenizer`` (tokenizer ``coco-rouge``): ROUGE-L with beta 1.2 from the highest
+    precision and the highest recall over the references (``multi_ref="max-pr"``), mean over the images.
 ``rouge155-empty-db``
     The same script after the ``buildExeptionDB.pl`` repair command copied into many pyrouge install guides,
     which rebuilds its WordNet exception database empty, so that ``-m`` is Porter stemming alone. The
     ROUGE-1.5.5 outputs on SummEval that the parity tests compare with were made this way.
+``pltrdy``
+    The ``rouge`` package 1.0.1 (pltrdy): ``Rouge().get_scores(hyps, refs, avg=True)`` (per segment: ``avg=False``),
+    set-based n-gram counting, sentences split at ``.``, summary-level ROUGE-L; one reference per segment.
+``llamafactory``
+    LLaMA-Factory 0.9.5's ``ComputeSimilarity``: ``rouge-chinese`` 1.0.3 on jieba words, each value
+    ``round(v * 100, 4)`` (0-100), the mean over segments. Both: :mod:`nlgmetrics.metrics.rouge_sets`.
 
 With no preset, the configuration is the ``rouge-score`` one with the ``unicode`` tokenizer: identical numbers
 on ASCII text, while letters of other scripts are kept (rouge-score deletes them, so two identical Japanese
@@ -58,8 +68,8 @@ __all__ = [
     "rouge",
 ]
 
-SCORINGS = ("rouge-score", "rouge155")
-MULTI_REF = ("best", "average")
+SCORINGS = ("rouge-score", "rouge155", "pltrdy", "llamafactory")  # the last two: metrics/rouge_sets.py
+MULTI_REF = ("best", "average", "max-pr")
 SENTENCE_SPLITS = ("newline", "rules", "auto")
 BOOTSTRAP_RNGS = ("generator", "legacy")
 DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -89,8 +99,9 @@ class RougeConfig:
     * ``scoring``: whose arithmetic: ``"rouge-score"`` (exact values; ``rougeL`` over whole texts) or
       ``"rouge155"`` (values rounded to five decimals as the script prints them, F from the rounded values;
       ``rougeL`` is the script's summary-level ROUGE-L, the same computation as ``rougeLsum``).
-    * ``multi_ref``: ``"best"`` (rouge-score: best F per type; ROUGE-1.5.5 ``-f B``: best recall) or
-      ``"average"`` (ROUGE-1.5.5 ``-f A``: hits and counts pooled over the references).
+    * ``multi_ref``: ``"best"`` (rouge-score: best F per type; ROUGE-1.5.5 ``-f B``: best recall),
+      ``"average"`` (ROUGE-1.5.5 ``-f A``: hits and counts pooled over the references) or ``"max-pr"``
+      (pycocoevalcap: the highest precision and the highest recall over the references, each on its own, then F).
     * ``beta``: F-beta (recall weighted beta times as much as precision); ``alpha``: ROUGE-1.5.5's ``-p``,
       ``F = P R / ((1 - alpha) P + alpha R)``, which replaces beta when given.
     * ``sentence_split``: sentences for ``rougeLsum``: ``"newline"`` (one per line), ``"rules"`` (the built-in
@@ -191,6 +202,9 @@ class RougeConfig:
         if self.bootstrap_rng not in BOOTSTRAP_RNGS:
             raise unknown_option("bootstrap_rng", self.bootstrap_rng, list(BOOTSTRAP_RNGS))
         _check_int("workers", self.workers, 1)
+        from .rouge_sets import check_set_scoring
+
+        check_set_scoring(self)
 
 
 _MEASURES = ("precision", "recall", "fmeasure")
@@ -344,7 +358,11 @@ def _chunked_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) ->
 
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
     _warn_dropped(preds, refs, cfg)
-    if len(preds) > CHUNK_SEGMENTS or (cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS):
+    if cfg.scoring in ("pltrdy", "llamafactory"):  # set-based counting of those packages: metrics/rouge_sets.py
+        from .rouge_sets import set_rouge_columns
+
+        cols = set_rouge_columns(preds, refs, cfg)
+    elif len(preds) > CHUNK_SEGMENTS or (cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS):
         cols = _chunked_columns(preds, refs, cfg)
     else:
         cols = rouge_columns(preds, refs, cfg)
@@ -408,6 +426,14 @@ class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
 
 
 PRESETS: dict[str, dict[str, Any]] = {
+    "coco": {
+        "rouge_types": ("rougeL",),
+        "tokenizer": "coco-rouge",
+        "scoring": "rouge-score",
+        "multi_ref": "max-pr",
+        "beta": 1.2,
+        "stemmer": "porter",
+    },
     "rouge-score": {"tokenizer": "rouge-score", "scoring": "rouge-score", "multi_ref": "best", "stemmer": "porter"},
     "rouge155": {
         "rouge_types": ("rouge1", "rouge2", "rougeL"),
@@ -425,6 +451,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "alpha": 0.5,
         "stemmer": "rouge155-porter",
     },
+    "pltrdy": {"rouge_types": ("rouge1", "rouge2", "rougeL"), "tokenizer": "whitespace", "scoring": "pltrdy"},
+    "llamafactory": {"rouge_types": ("rouge1", "rouge2", "rougeL"), "tokenizer": "zh-jieba", "scoring": "llamafactory"},
 }
 
 ROUGE = RougeFamily(

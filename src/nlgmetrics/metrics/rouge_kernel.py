@@ -351,6 +351,11 @@ def _segment_scores(
         prec, rec, f = pair_scores(t, c, cfg)
         pick = _first_max(f, starts)
         return prec[pick], rec[pick], f[pick]
+    if cfg.multi_ref == "max-pr":  # pycocoevalcap: the best precision and the best recall, each on its own
+        prec, rec, _ = pair_scores(t, c, cfg)
+        if starts is not None:
+            prec, rec = np.maximum.reduceat(prec, starts), np.maximum.reduceat(rec, starts)
+        return prec, rec, _fmeasure(prec, rec, cfg.beta, cfg.alpha)
     hits = _sum_segments(c.hits, starts)
     if t.kind == "W":
         rec = _div(hits, _sum_segments(c.ref_total, starts)) ** (1 / w)

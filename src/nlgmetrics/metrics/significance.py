@@ -148,11 +148,6 @@ class _Layout:
 
     @classmethod
     def of(cls, batch: StatsBatch[Any]) -> tuple[_Layout, np.ndarray]:
-        if batch.cls.carried_fields:
-            raise InvalidInputError(
-                f"{batch.cls.__name__} carries tables (corpus-wide n-gram counts), not a vector of numbers per "
-                "segment: bootstrap resampling and paired tests are not available for this metric"
-            )
         fields = []
         cols = []
         integer = []
@@ -250,6 +245,59 @@ def _resampled_scores(
     return scores
 
 
+def _resampled_records(
+    family: Family[Any, Any, Any], config: Any, batch: StatsBatch[Any], idxs: np.ndarray, select: Select = None
+) -> list[Any]:
+    """The score of each resample of a family whose statistics carry more than numbers (CIDEr's records, NIST's
+    n-gram table): the formula on the resampled corpus itself (a repeated segment counts twice, in the document
+    frequencies and reference counts too). Exact, but each resample costs a corpus-level formula."""
+    return [_score(family, config, batch.take(idx).total(), select) for idx in idxs]
+
+
+def _paired_scorers(
+    family: Family[Any, Any, Any],
+    config: Any,
+    baseline: StatsBatch[Any],
+    system: StatsBatch[Any],
+    mode: str,
+    score: Select,
+) -> tuple[Callable[[str, np.ndarray], list[Any]], Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]]:
+    """How a paired test scores resamples (``resample(which, idxs)``) and approximate-randomization shuffles
+    (``shuffled(pos_sel, neg_sel)``: baseline rows where ``pos_sel`` plus system rows where ``neg_sel``, and the
+    reverse): summed matrix rows for numeric statistics; for statistics that carry more than numbers (CIDEr, NIST),
+    the formula on the corpus each one makes."""
+    batches = {"baseline": baseline, "system": system}
+    if system.cls.carried_fields:
+
+        def resample_records(which: str, idxs: np.ndarray) -> list[Any]:
+            return _resampled_records(family, config, batches[which], idxs, score)
+
+        def shuffled_records(pos_sel: np.ndarray, neg_sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            out: list[list[Any]] = [[], []]
+            for pos, neg in zip(pos_sel, neg_sel, strict=True):
+                for k, (a, b) in enumerate(((pos, neg), (neg, pos))):
+                    mixed = StatsBatch.concat([baseline.take(np.flatnonzero(a)), system.take(np.flatnonzero(b))])
+                    out[k].append(_score(family, config, mixed.total(), score))
+            return np.array(out[0]), np.array(out[1])
+
+        return resample_records, shuffled_records
+    layout, bl_matrix = _Layout.of(baseline)
+    _, sys_matrix = _Layout.of(system)
+    matrices = {"baseline": bl_matrix, "system": sys_matrix}
+
+    def resample_rows(which: str, idxs: np.ndarray) -> list[Any]:
+        return _resampled_scores(family, config, layout, matrices[which], idxs, mode, score)
+
+    def shuffled_rows(pos_sel: np.ndarray, neg_sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        shuf_a = _sum_rows(pos_sel, bl_matrix, layout) + _sum_rows(neg_sel, sys_matrix, layout)
+        shuf_b = _sum_rows(neg_sel, bl_matrix, layout) + _sum_rows(pos_sel, sys_matrix, layout)
+        scores_a = np.array([_score(family, config, layout.stats(row, exact=True), score) for row in shuf_a])
+        scores_b = np.array([_score(family, config, layout.stats(row, exact=True), score) for row in shuf_b])
+        return scores_a, scores_b
+
+    return resample_rows, shuffled_rows
+
+
 def _sum_rows(weights: np.ndarray, matrix: np.ndarray, layout: _Layout) -> np.ndarray:
     """``weights @ matrix``: integer columns summed exactly in int64, the others in float64."""
     out = np.empty((weights.shape[0], matrix.shape[1]), dtype=np.float64)
@@ -316,10 +364,13 @@ def bootstrap_ci_from_stats(
     if len(batch) == 0:
         raise InvalidInputError("bootstrap resampling needs at least one segment")
     mode = _resolve_precision(precision, family, config)
-    layout, matrix = _Layout.of(batch)
     rng = np.random.default_rng(seed)
     idxs = rng.choice(len(batch), size=(n_samples, len(batch)), replace=True)
-    scores = _resampled_scores(family, config, layout, matrix, idxs, mode, score)
+    if batch.cls.carried_fields:
+        scores = _resampled_records(family, config, batch, idxs, score)
+    else:
+        layout, matrix = _Layout.of(batch)
+        scores = _resampled_scores(family, config, layout, matrix, idxs, mode, score)
     actual = family.formula(batch.total(), config)
     # sacrebleu's Score.estimate_ci: a sorted Python list, and statistics.mean
     raw = sorted(scores)
@@ -377,8 +428,7 @@ def paired_test_from_stats(
         raise InvalidInputError("a paired test needs at least one segment")
     mode = _resolve_precision(precision, family, config)
     n = len(system)
-    layout, bl_matrix = _Layout.of(baseline)
-    _, sys_matrix = _Layout.of(system)
+    resample, shuffled = _paired_scorers(family, config, baseline, system, mode, score)
     bl_actual = family.formula(baseline.total(), config)
     sys_actual = family.formula(system.total(), config)
     bl_score, sys_score = _pick(bl_actual, score), _pick(sys_actual, score)
@@ -387,8 +437,8 @@ def paired_test_from_stats(
     sys_mean = sys_ci = diff_lower = diff_upper = None
     if test == "bs":
         idxs = rng.choice(n, size=(n_samples, n), replace=True)
-        scores_bl = np.array(_resampled_scores(family, config, layout, bl_matrix, idxs, mode, score))
-        scores_sys = np.array(_resampled_scores(family, config, layout, sys_matrix, idxs, mode, score))
+        scores_bl = np.array(resample("baseline", idxs))
+        scores_sys = np.array(resample("system", idxs))
         sys_mean, sys_ci, _, _ = _estimate_ci(scores_sys, 0.95)
         _, _, diff_lower, diff_upper = _estimate_ci(scores_sys - scores_bl, 0.95)
         sample_diffs = np.abs(scores_sys - scores_bl)
@@ -398,19 +448,16 @@ def paired_test_from_stats(
         pos_sel = rng.integers(2, size=(n_samples, n), dtype=bool)
         neg_sel = ~pos_sel
         bs_idxs = rng.choice(n, size=(n_confidence, n), replace=True) if n_confidence > 0 else None
-        shuf_a = _sum_rows(pos_sel, bl_matrix, layout) + _sum_rows(neg_sel, sys_matrix, layout)
-        shuf_b = _sum_rows(neg_sel, bl_matrix, layout) + _sum_rows(pos_sel, sys_matrix, layout)
-        scores_a = np.array([_score(family, config, layout.stats(row, exact=True), score) for row in shuf_a])
-        scores_b = np.array([_score(family, config, layout.stats(row, exact=True), score) for row in shuf_b])
+        scores_a, scores_b = shuffled(pos_sel, neg_sel)
         p = _p_value(np.abs(scores_a - scores_b), diff)
         if bs_idxs is not None:
-            sys_scores = np.array(_resampled_scores(family, config, layout, sys_matrix, bs_idxs, mode, score))
+            sys_scores = np.array(resample("system", bs_idxs))
             sys_mean, sys_ci, _, _ = _estimate_ci(sys_scores, 0.95)
         confidence_n = n_confidence
     bl_mean = bl_ci = None
     if confidence_n > 0:  # the baseline's own interval, from a generator seeded afresh (sacrebleu does the same)
         bl_idxs = np.random.default_rng(seed).choice(n, size=(confidence_n, n), replace=True)
-        bl_scores = np.array(_resampled_scores(family, config, layout, bl_matrix, bl_idxs, mode, score))
+        bl_scores = np.array(resample("baseline", bl_idxs))
         bl_mean, bl_ci, _, _ = _estimate_ci(bl_scores, 0.95)
     pairs: list[tuple[str, Any]] = [("test", test), (test, n_samples), ("rs", seed)]
     sacre: list[tuple[str, Any]] = []

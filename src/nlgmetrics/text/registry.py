@@ -24,6 +24,7 @@ Normalizer = Callable[[str], str]
 _TOKENIZERS: dict[str, str | Callable[..., Any]] = {
     "whitespace": "nlgmetrics.text.basic:whitespace_tokenize",
     "char": "nlgmetrics.text.basic:char_tokenize",
+    "char-list": "nlgmetrics.text.basic:char_tokenize",  # Python's list(text), whatever "char" means to a metric
     "jiwer-words": "nlgmetrics.text.basic:jiwer_words",
     "jiwer-chars": "nlgmetrics.text.basic:jiwer_chars",
     # word segmentation for Japanese and Chinese (extras [ja] and [zh]); the class is built once
@@ -38,6 +39,10 @@ _TOKENIZERS: dict[str, str | Callable[..., Any]] = {
     "sacrebleu-ko-mecab": "nlgmetrics.text.mt_tokenize:KoMecabTokenizer",
     "sacrebleu-none": "nlgmetrics.text.mt_tokenize:NoneTokenizer",
     "perl-whitespace": "nlgmetrics.text.mt_tokenize:perl_split",  # multi-bleu.perl's split
+    # pycocoevalcap's PTB tokenization and punctuation removal: tokens as its BLEU/CIDEr and its ROUGE-L split them
+    "coco": "nlgmetrics.text.ptb:coco_tokens",
+    "coco-rouge": "nlgmetrics.text.ptb:coco_rouge_tokens",
+    "coco-rouge-tokenized": "nlgmetrics.text.ptb:split_space_tokens",  # captions already tokenized by "coco"
 }
 _NORMALIZERS: dict[str, str | Callable[..., Any]] = {
     "none": "nlgmetrics.text.basic:identity",

@@ -122,7 +122,10 @@ def _has_alnum(token: str) -> bool:
 
 
 def registry_tokenize(tokenizer: Callable[[str], list[str]], text: str) -> list[str]:
-    """Tokens of a registry tokenizer, as ROUGE uses them: lowercased, tokens without a letter or digit dropped."""
+    """Tokens of a registry tokenizer, as ROUGE uses them: lowercased, tokens without a letter or digit dropped
+    (unless the tokenizer says ``keeps_tokens``: pycocoevalcap's ROUGE-L keeps its tokens as they are)."""
+    if getattr(tokenizer, "keeps_tokens", False):
+        return list(tokenizer(text))
     return [t.lower() for t in tokenizer(text) if _has_alnum(t)]
 
 

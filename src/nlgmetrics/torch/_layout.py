@@ -29,8 +29,8 @@ class FieldLayout:
     name: str
     size: int | None
     integer: bool
-    #: The :class:`~nlgmetrics.stats.Carried` class of a table field (``None`` for numbers): such a field travels
-    #: as concatenated float64 vectors (``dist_reduce_fx="cat"``), never summed.
+    #: The :class:`~nlgmetrics.stats.Carried` class of a carried field (``None`` for numbers): such a field travels
+    #: as concatenated bytes in uint8 tensors (``dist_reduce_fx="cat"``), never summed.
     carried: type[Carried] | None = None
 
     @property
@@ -91,21 +91,26 @@ class StatsLayout:
         """The length of the flat vector holding the numeric fields of one :class:`Stats`."""
         return sum(f.width for f in self.numeric)
 
-    # ------------------------------------------------------------------ carried tables <-> flat vectors
+    # ------------------------------------------------------------------ carried values <-> bytes
     @staticmethod
-    def carried_to_tensor(value: Carried, device: torch.device | str | None = None) -> torch.Tensor:
-        return torch.as_tensor(value.to_vector(), dtype=torch.float64, device=device)
+    def bytes_to_tensor(data: bytes, device: torch.device | str | None = None) -> torch.Tensor:
+        if not data:
+            return torch.zeros(0, dtype=torch.uint8, device=device)
+        return torch.frombuffer(bytearray(data), dtype=torch.uint8).to(device)
 
     @staticmethod
-    def carried_from_tensors(field: FieldLayout, tensors: Any) -> Any:
-        """The sum of the tables encoded in ``tensors`` (a tensor or a list of tensors, concatenated records)."""
+    def tensor_bytes(tensors: Any) -> bytes:
+        """The bytes held in a uint8 tensor, or in a list of them (a list state, or its concatenation)."""
+        parts = tensors if isinstance(tensors, (list, tuple)) else [tensors]
+        return b"".join(t.detach().to("cpu", torch.uint8).reshape(-1).numpy().tobytes() for t in parts)
+
+    def carried_to_tensor(self, value: Carried, device: torch.device | str | None = None) -> torch.Tensor:
+        return self.bytes_to_tensor(value.to_bytes(), device)
+
+    def carried_from_tensors(self, field: FieldLayout, tensors: Any) -> Any:
+        """The sum of the values encoded in ``tensors`` (a tensor or a list of tensors of concatenated bytes)."""
         assert field.carried is not None
-        if isinstance(tensors, (list, tuple)):
-            if not tensors:
-                return field.carried.empty()
-            tensors = torch.cat([t.reshape(-1) for t in tensors])
-        vector = tensors.detach().to("cpu", torch.float64).reshape(-1).numpy()
-        return field.carried.sum(field.carried.from_vectors(vector))
+        return field.carried.sum(field.carried.from_bytes(self.tensor_bytes(tensors)))
 
     # ------------------------------------------------------------------ one Stats <-> a flat vector
     def to_tensor(self, stats: Stats, device: torch.device | str | None = None) -> torch.Tensor:
@@ -142,18 +147,20 @@ class StatsLayout:
 
     # ------------------------------------------------------------------ per-segment columns <-> tensors
     def column_to_tensor(self, column: Any, device: torch.device | str | None = None) -> torch.Tensor:
-        if isinstance(column, CarriedColumn):  # one record per segment, concatenated
-            return torch.as_tensor(column.to_vector(), dtype=torch.float64, device=device)
+        if isinstance(column, CarriedColumn):  # one value per segment, encoded and concatenated
+            return self.bytes_to_tensor(column.to_bytes(), device)
         return torch.as_tensor(np.asarray(column, dtype=np.float64), device=device)
 
     def empty_column(self, field: FieldLayout, device: torch.device | str | None = None) -> torch.Tensor:
-        shape = (0,) if field.size is None or field.carried is not None else (0, field.size)
+        if field.carried is not None:
+            return torch.zeros(0, dtype=torch.uint8, device=device)
+        shape = (0,) if field.size is None else (0, field.size)
         return torch.zeros(shape, dtype=torch.float64, device=device)
 
     def column_from_tensor(self, field: FieldLayout, tensor: torch.Tensor) -> Any:
-        arr = tensor.detach().to("cpu", torch.float64).numpy()
         if field.carried is not None:
-            return CarriedColumn.from_vector(field.carried, arr)
+            return CarriedColumn.from_bytes(field.carried, self.tensor_bytes(tensor))
+        arr = tensor.detach().to("cpu", torch.float64).numpy()
         arr = arr.reshape(-1) if field.size is None else arr.reshape(-1, field.size)
         return np.rint(arr).astype(np.int64) if field.integer else arr.astype(np.float64, copy=True)
 

@@ -17,7 +17,7 @@ import torch
 import torch.distributed as dist
 
 from ..stateful.metric import Metric
-from ..stats import Stats
+from ..stats import CarriedColumn, Stats
 from ._layout import StatsLayout
 
 __all__ = ["all_gather_rows", "all_reduce_stats", "is_distributed", "sync_metric"]
@@ -90,15 +90,17 @@ def sync_metric(metric: M, group: Any | None = None) -> M:
     state["stats"] = total.to_dict()
     if metric.keep_segments:
         layout = StatsLayout.of(total)
-        if len(layout.numeric) != len(layout.fields):
-            raise NotImplementedError(
-                f"per-segment {metric.family.name} statistics hold tables; sync them with keep_segments=False, or "
-                "use the torchmetrics adapter (nlgmetrics.torch), which gathers them"
-            )
+        device = _device_for(group)
         local = state.get("segments") or {f.name: [] for f in layout.fields}
-        rows = all_gather_rows(layout.rows_to_tensor(local, device=_device_for(group)), group=group)
+        rows = all_gather_rows(layout.rows_to_tensor(local, device=device), group=group)
         if rows.shape[0]:
-            state["segments"] = {k: v.tolist() for k, v in layout.columns_from_rows(rows).items()}
+            segments: dict[str, Any] = {k: v.tolist() for k, v in layout.columns_from_rows(rows).items()}
+            for f in layout.fields:  # carried values: every process's bytes, gathered in rank order
+                if f.carried is not None:
+                    column = CarriedColumn.from_json(f.carried, local[f.name])
+                    gathered = all_gather_rows(layout.bytes_to_tensor(column.to_bytes(), device=device), group=group)
+                    segments[f.name] = layout.column_from_tensor(f, gathered).tolist()
+            state["segments"] = segments
         else:
             state.pop("segments", None)
     merged.load_state_dict(state)

@@ -1,0 +1,343 @@
+"""The COCO caption evaluation: BLEU-1..4, ROUGE-L and CIDEr-D as pycocoevalcap 1.2's ``COCOEvalCap`` reports them.
+
+``coco(predictions, references)`` tokenizes every caption once, as pycocoevalcap's ``PTBTokenizer`` does
+(:mod:`nlgmetrics.text.ptb`, pure Python), and scores the tokens with the library's own families, each in its
+pycocoevalcap convention, so that no metric is implemented twice:
+
+* ``Bleu_1`` ... ``Bleu_4``: the BLEU family, ``convention="coco"`` (``Bleu(4)``: closest reference length, its
+  ``1e-15``/``1e-9`` arithmetic), one set of statistics for the four orders;
+* ``ROUGE_L``: the ROUGE family, preset ``coco`` (``Rouge()``: LCS, beta 1.2, the best precision and the best
+  recall over the references);
+* ``CIDEr``: the CIDEr family, preset ``cider-d`` (``Cider()``).
+
+This is ``COCOEvalCap(coco, coco.loadRes(results)).evaluate()`` with ``params["image_id"]`` the images of the
+results (pycocoevalcap's example), without METEOR and SPICE: both are Java programs; METEOR 1.5 is not
+reproduced here, and SPICE downloads Stanford CoreNLP on first use, which nlgmetrics never does (see
+``docs/coco.md``). :func:`read_coco` reads the results and annotations JSON files.
+
+The statistics are the three families' statistics side by side, so they add (CIDEr's carry the tokenized
+captions, see :mod:`nlgmetrics.metrics.cider`): batches, ``merge`` and DDP give the numbers of one call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from .._inputs import ReferenceSets
+from ..errors import InvalidInputError, unknown_option
+from ..signature import sig_field
+from ..stats import Carried, Records, Stats, StatsBatch
+from .base import Family, Result, signature_of
+from .bleu import BLEU, BLEUStats, _coco_arith, bleu_from_stats
+from .cider import CIDER, CiderStats, cider_from_stats
+from .rouge import ROUGE, RougeStats, rouge_from_stats
+
+__all__ = ["COCO", "CocoConfig", "CocoResult", "CocoStats", "coco", "read_coco"]
+
+TOKENIZERS = ("coco", "none")
+#: pycocoevalcap's names of the scores (the keys of ``COCOEvalCap.eval``).
+NAMES = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr")
+
+
+@dataclasses.dataclass(frozen=True)
+class CocoConfig:
+    """``tokenizer``: ``"coco"`` (pycocoevalcap's PTB tokenization) or ``"none"`` (captions already tokenized,
+    as pycocoevalcap's scorers receive them)."""
+
+    tokenizer: str = sig_field("tok", "coco", help="coco (pycocoevalcap's PTB tokenizer) or none", choices=TOKENIZERS)
+    preset: str | None = sig_field("preset", None)
+
+    def __post_init__(self) -> None:
+        if self.tokenizer not in TOKENIZERS:
+            raise unknown_option("COCO tokenizer", self.tokenizer, list(TOKENIZERS))
+
+
+@dataclasses.dataclass(frozen=True)
+class CocoStats(Stats):
+    """The statistics of the three families side by side: BLEU's matches, totals and lengths; ROUGE-L's sums of
+    the per-image precision, recall and F (each in two exact parts, see :class:`~nlgmetrics.metrics.rouge.
+    RougeStats`); CIDEr's records; and the number of images and references."""
+
+    matches: tuple[int, ...]
+    totals: tuple[int, ...]
+    hyp_len: int
+    ref_len: int
+    rouge_precision: float
+    rouge_recall: float
+    rouge_fmeasure: float
+    rouge_precision_low: float
+    rouge_recall_low: float
+    rouge_fmeasure_low: float
+    images: Records
+    count: int
+    references: int
+
+    tuple_fields: ClassVar[Mapping[str, int]] = {"matches": 4, "totals": 4}
+    carried_fields: ClassVar[Mapping[str, type[Carried]]] = {"images": Records}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CocoResult(Result):
+    """``score`` maps pycocoevalcap's names (``Bleu_1`` ... ``Bleu_4``, ``ROUGE_L``, ``CIDEr``) to the corpus
+    scores (``COCOEvalCap.eval``); ``segments`` (with ``segments=True``) holds one such dict per image
+    (``COCOEvalCap.imgToEval``). ``bleu``, ``rouge`` and ``cider`` are the families' own results (BLEU-4's with
+    its counts, ...)."""
+
+    bleu: tuple[Any, ...] = ()
+    rouge: Any = None
+    cider: Any = None
+    images: int = 0
+    references: int = 0
+    segments: tuple[dict[str, float], ...] | None = None  # type: ignore[assignment]
+
+    def headline_values(self) -> dict[str, float]:
+        return dict(self.score)
+
+    def __getitem__(self, name: str) -> float:
+        return float(self.score[name])
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"score": dict(self.score), "signature": self.signature}
+        out["images"], out["references"] = self.images, self.references
+        out["bleu"] = {f"Bleu_{k + 1}": r.to_dict() for k, r in enumerate(self.bleu)}
+        out["rouge"] = self.rouge.to_dict() if self.rouge is not None else None
+        cider = self.cider.to_dict() if self.cider is not None else None
+        if cider is not None:
+            cider.pop("segments", None)
+        out["cider"] = cider
+        out["segments"] = None if self.segments is None else [dict(s) for s in self.segments]
+        return out
+
+
+# ============================================================================================ the families' configs
+def _configs(cfg: CocoConfig) -> tuple[Any, Any, Any]:
+    bleu_cfg = BLEU.make_config("coco", tokenizer="whitespace")  # on the tokenized captions: str.split()
+    rouge_cfg = ROUGE.make_config("coco", tokenizer="coco-rouge-tokenized")
+    cider_cfg = CIDER.make_config("cider-d", tokenizer="none")
+    return bleu_cfg, rouge_cfg, cider_cfg
+
+
+def _kernel(preds: list[str], refs: ReferenceSets, cfg: CocoConfig) -> StatsBatch[CocoStats]:
+    if cfg.tokenizer == "coco":
+        from ..text.ptb import coco_tokenize_stream
+
+        # pycocoevalcap tokenizes the predictions as one file and the references as another (see ptb)
+        preds = coco_tokenize_stream(preds)
+        refs = ReferenceSets(coco_tokenize_stream(refs.flat), refs.starts)
+    bleu_cfg, rouge_cfg, cider_cfg = _configs(cfg)
+    b = BLEU.kernel(preds, refs, bleu_cfg).columns
+    r = ROUGE.kernel(preds, refs, rouge_cfg).columns
+    c = CIDER.kernel(preds, refs, cider_cfg).columns
+    columns = {
+        "matches": b["matches"],
+        "totals": b["totals"],
+        "hyp_len": b["hyp_len"],
+        "ref_len": b["ref_len"],
+        "images": c["images"],
+        "count": r["count"],
+        "references": c["references"],
+    }
+    for m in ("precision", "recall", "fmeasure"):
+        columns[f"rouge_{m}"] = r[m][:, 0]
+        columns[f"rouge_{m}_low"] = r[f"{m}_low"][:, 0]
+    return StatsBatch(CocoStats, columns)
+
+
+def _bleu_stats(stats: CocoStats, order: int) -> BLEUStats:
+    n = int(stats.count)
+    return BLEUStats(
+        matches=tuple(int(x) for x in stats.matches[:order]),
+        totals=tuple(int(x) for x in stats.totals[:order]),
+        short=(0,) * order,
+        hyp_len=int(stats.hyp_len),
+        ref_len=int(stats.ref_len),
+        n_segments=n,
+        n_refs=int(stats.references),
+        n_refs_sq=0,
+        tail=0,
+        tail_hyp_len=0,
+        tail_matches5=0,
+        tail_total5=0,
+    )
+
+
+def coco_from_stats(stats: CocoStats, cfg: CocoConfig) -> CocoResult:
+    """BLEU-1..4, ROUGE-L and CIDEr-D from the summed statistics, by each family's own formula."""
+    bleu_cfg, rouge_cfg, cider_cfg = _configs(cfg)
+    bleus = tuple(
+        bleu_from_stats(_bleu_stats(stats, k), dataclasses.replace(bleu_cfg, max_order=k)) for k in range(1, 5)
+    )
+    rouge_stats = RougeStats(
+        precision=(stats.rouge_precision,),
+        recall=(stats.rouge_recall,),
+        fmeasure=(stats.rouge_fmeasure,),
+        precision_low=(stats.rouge_precision_low,),
+        recall_low=(stats.rouge_recall_low,),
+        fmeasure_low=(stats.rouge_fmeasure_low,),
+        count=int(stats.count),
+    )
+    rouge = rouge_from_stats(rouge_stats, rouge_cfg)
+    cider = cider_from_stats(CiderStats(images=stats.images, references=int(stats.references)), cider_cfg)
+    score = {f"Bleu_{k + 1}": float(b.score) for k, b in enumerate(bleus)}
+    score["ROUGE_L"] = float(rouge.f1["rougeL"])
+    score["CIDEr"] = float(cider.score)
+    return CocoResult(
+        score=score,
+        bleu=bleus,
+        rouge=rouge,
+        cider=cider,
+        images=int(stats.count),
+        references=int(stats.references),
+    )
+
+
+class CocoFamily(Family[CocoConfig, CocoStats, CocoResult]):
+    """Per-image scores: BLEU and ROUGE-L from each image's statistics, CIDEr from the corpus formula."""
+
+    def segment_scores(self, batch: StatsBatch[CocoStats], config: CocoConfig) -> tuple[Any, ...]:  # type: ignore[override]
+        if len(batch) == 0:
+            return ()
+        _, _, cider_cfg = _configs(config)
+        cider = cider_from_stats(CiderStats(images=batch.columns["images"].total(), references=0), cider_cfg)
+        cols = batch.columns
+        rouge = (cols["rouge_fmeasure"] + cols["rouge_fmeasure_low"]).tolist()
+        matches, totals = cols["matches"].tolist(), cols["totals"].tolist()
+        hyp, ref = cols["hyp_len"].tolist(), cols["ref_len"].tolist()
+        bleu_cfg = _configs(config)[0]
+        out = []
+        for i, c in enumerate(cider.segments or ()):
+            row: dict[str, float] = {}
+            for k in range(1, 5):
+                stats = BLEUStats(
+                    tuple(matches[i][:k]), tuple(totals[i][:k]), (0,) * k, hyp[i], ref[i], 1, 1, 1, 0, 0, 0, 0
+                )
+                row[f"Bleu_{k}"] = _coco_arith(stats, dataclasses.replace(bleu_cfg, max_order=k)).score
+            row["ROUGE_L"] = rouge[i]
+            row["CIDEr"] = c
+            out.append(row)
+        return tuple(out)
+
+    def finalize(self, total: CocoStats, config: CocoConfig, batch: StatsBatch[CocoStats] | None = None) -> CocoResult:
+        result = self.formula(total, config)
+        changes: dict[str, Any] = {"signature": signature_of(self, config)}
+        if batch is not None:
+            changes["segments"] = self.segment_scores(batch, config)
+        return dataclasses.replace(result, **changes)
+
+
+COCO = CocoFamily(
+    name="coco",
+    config_cls=CocoConfig,
+    stats_cls=CocoStats,
+    kernel=_kernel,
+    formula=coco_from_stats,
+    presets={"pycocoevalcap": {"tokenizer": "coco"}},
+    default_preset="pycocoevalcap",
+    bounds=(0.0, None),
+    stats_sizes=lambda cfg: {"matches": 4, "totals": 4},
+    example={
+        "predictions": ["a man is riding a horse", "two dogs play in the snow", "a plate of food"],
+        "references": [
+            ["a man rides a horse on the beach", "a person riding a brown horse"],
+            ["two dogs are playing in the snow", "dogs run through the snow"],
+            ["a plate with food on it", "food on a white plate"],
+        ],
+    },
+)
+
+
+def coco(
+    predictions: Sequence[str] | str,
+    references: Sequence[str | Sequence[str]] | str,
+    *,
+    segments: bool = False,
+    **options: Any,
+) -> CocoResult:
+    """BLEU-1..4, ROUGE-L and CIDEr-D of image captions, as pycocoevalcap 1.2's ``COCOEvalCap`` computes them.
+
+    ``references`` holds one string or a list of strings per image. ``segments=True`` adds each image's scores
+    (``COCOEvalCap.imgToEval``). For the COCO results and annotations JSON files, see :func:`read_coco`.
+
+    >>> preds = ["a man is riding a horse", "two dogs play in the snow", "a plate of food"]
+    >>> refs = [["a man rides a horse on the beach", "a person riding a brown horse"],
+    ...         ["two dogs are playing in the snow", "dogs run through the snow"],
+    ...         ["a plate with food on it", "food on a white plate"]]
+    >>> {k: round(v, 4) for k, v in coco(preds, refs).score.items()}  # doctest: +NORMALIZE_WHITESPACE
+    {'Bleu_1': 0.8125, 'Bleu_2': 0.6614, 'Bleu_3': 0.3524, 'Bleu_4': 0.0, 'ROUGE_L': 0.6682, 'CIDEr': 2.1721}
+    """
+    cfg = COCO.make_config(None, **options)
+    return COCO.compute(predictions, references, cfg, segments=segments)
+
+
+# ============================================================================================ COCO JSON files
+def _load_json(value: Any, what: str) -> Any:
+    if isinstance(value, (str, os.PathLike)):
+        try:
+            with open(value, encoding="utf-8") as fh:
+                return json.load(fh)
+        except json.JSONDecodeError as e:
+            raise InvalidInputError(
+                f"{what} {os.fspath(value)}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}"
+            ) from None
+        except OSError as e:
+            raise InvalidInputError(f"cannot read {what} {os.fspath(value)}: {e.strerror}") from None
+    return value
+
+
+def read_coco(results: Any, annotations: Any) -> tuple[list[Any], list[str], list[list[str]]]:
+    """The images, predictions and references of a COCO caption evaluation.
+
+    ``results`` is the results file (or its loaded JSON): a list of ``{"image_id": ..., "caption": ...}``, one
+    caption per image; ``annotations`` the annotations file (``captions_val2014.json``): a dict whose
+    ``"annotations"`` list holds ``{"image_id", "caption"}``, several per image. The images scored are those of
+    the results, in the order of the annotations' ``"images"`` list (pycocotools' ``loadRes``), as pycocoevalcap's
+    example scores them. An image of the results that the annotations do not know, an image with two captions in
+    the results, and an image without reference captions are errors that name the image; a caption that is not a
+    string is an error too. Empty captions are scored as pycocoevalcap scores them.
+
+    Returns ``(image_ids, predictions, references)``: ``coco(*read_coco(r, a)[1:])``.
+    """
+    res = _load_json(results, "the results")
+    ann = _load_json(annotations, "the annotations")
+    if isinstance(res, dict) and "annotations" in res:
+        res = res["annotations"]
+    if not isinstance(res, list):
+        raise InvalidInputError('the results must be a JSON list of {"image_id": ..., "caption": ...} objects')
+    if not isinstance(ann, dict) or not isinstance(ann.get("annotations"), list):
+        raise InvalidInputError('the annotations must be a JSON object with an "annotations" list (COCO captions)')
+    refs: dict[Any, list[str]] = {}
+    for i, a in enumerate(ann["annotations"]):
+        if not isinstance(a, dict) or "image_id" not in a or "caption" not in a:
+            raise InvalidInputError(f'the annotations: annotations[{i}] has no "image_id" and "caption"')
+        if not isinstance(a["caption"], str):
+            raise InvalidInputError(
+                f"the annotations: the caption of annotations[{i}] (image {a['image_id']!r}) is not a string"
+            )
+        refs.setdefault(a["image_id"], []).append(a["caption"])
+    known = [img.get("id") for img in ann.get("images", []) if isinstance(img, dict)]
+    known_set = set(known) | set(refs)
+    preds: dict[Any, str] = {}
+    for i, r in enumerate(res):
+        if not isinstance(r, dict) or "image_id" not in r or "caption" not in r:
+            raise InvalidInputError(f'the results: item {i} has no "image_id" and "caption"')
+        img, cap = r["image_id"], r["caption"]
+        if not isinstance(cap, str):
+            raise InvalidInputError(f"the results: the caption of image {img!r} (item {i}) is not a string")
+        if img not in known_set:
+            raise InvalidInputError(f"the results: image {img!r} (item {i}) is not in the annotations")
+        if img in preds:
+            raise InvalidInputError(f"the results: image {img!r} has more than one caption (item {i})")
+        preds[img] = cap
+    if not preds:
+        raise InvalidInputError("the results hold no caption: there is nothing to score")
+    order = [i for i in known if i in preds] if known else []
+    seen = set(order)
+    order += [i for i in preds if i not in seen]
+    for img in order:
+        if not refs.get(img):
+            raise InvalidInputError(f"image {img!r} has no reference caption in the annotations")
+    return order, [preds[i] for i in order], [refs[i] for i in order]
