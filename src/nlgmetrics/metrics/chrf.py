@@ -14,8 +14,8 @@ corpus score is the formula on the summed statistics. Scores are on the 0-100 sc
 Preset ``torchmetrics`` (``convention="torchmetrics"``, ``word_order=2``) reproduces torchmetrics'
 ``chrf_score`` / ``CHRFScore(n_char_order, n_word_order, beta, lowercase, whitespace)`` (there on 0-1): the F of
 each order is computed on its own and the F values are averaged over all orders (sacrebleu averages precision and
-recall over the orders both sides reach, then takes one F); hypothesis n-grams are counted whatever the reference
-holds; characters are the text stripped, with spaces (only ``" "``) removed; the reference kept is the first one
+recall over the orders both sides reach, then takes one F) and is on 0-1; hypothesis n-grams are counted
+whatever the reference holds; characters are the text stripped, with spaces (only ``" "``) removed; the reference kept is the first one
 with the highest torchmetrics F, and when every reference scores 0 none is counted (its n-grams do not enter the
 corpus recall), as torchmetrics does. torchmetrics sums in float32; these numbers are the float64 ones.
 """
@@ -176,7 +176,7 @@ def _torchmetrics_f(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
         f_sum = f_sum + (1 + factor) * prec * rec / denom
         p_sum = p_sum + prec
         r_sum = r_sum + rec
-    return 100 * f_sum / cfg.order, p_sum / cfg.order, r_sum / cfg.order
+    return f_sum / cfg.order, p_sum / cfg.order, r_sum / cfg.order  # on 0-1, as torchmetrics
 
 
 def _f_score(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:

@@ -14,8 +14,8 @@ independent, so ``workers`` > 1 spreads them over processes (it changes the time
 Preset ``torchmetrics`` (``convention="torchmetrics"``) reproduces torchmetrics' ``translation_edit_rate`` /
 ``TranslationEditRate(normalize, no_punctuation, lowercase, asian_support)`` (there on 0-1). torchmetrics runs the
 same Tercom search with the two sides exchanged (``_translation_edit_rate(tgt_words, pred_words)``: the reference
-is shifted towards the prediction), and an empty prediction then costs no edit at all; both are reproduced, which
-is why its TER of a segment can differ from sacrebleu's.
+is shifted towards the prediction), and an empty prediction then costs no edit at all; both are reproduced (which
+is why its TER of a segment can differ from sacrebleu's), and so is its 0-1 scale.
 """
 
 from __future__ import annotations
@@ -118,6 +118,8 @@ def _nrefs(stats: TERStats) -> Any:
 def ter_from_stats(stats: TERStats, cfg: TERConfig) -> TERResult:
     """sacrebleu's TER formula on summed statistics (or, vectorised, per segment); torchmetrics' is the same."""
     score = _rate(stats.edits, stats.ref_length)
+    if cfg.convention == "torchmetrics":  # torchmetrics' TER is on 0-1
+        score = score / 100
     if isinstance(score, np.ndarray) or cfg.convention != "sacrebleu":
         return TERResult(score=score, num_edits=stats.edits, ref_length=stats.ref_length)
     yes = {True: "yes", False: "no"}

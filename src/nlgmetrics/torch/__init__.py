@@ -26,6 +26,7 @@ from typing import Any
 from ..metrics.catalog import CATALOG, get_family
 from .adapter import TorchMetric, torch_metric
 from .distributed import all_reduce_stats, sync_metric
+from .names import TORCHMETRICS_NAMES, torchmetrics_class
 
 __all__ = [
     "TorchMetric",
@@ -33,6 +34,7 @@ __all__ = [
     "sync_metric",
     "torch_metric",
     *sorted(e.cls for e in CATALOG.values() if e.cls),
+    *sorted(TORCHMETRICS_NAMES),
 ]
 
 
@@ -59,6 +61,10 @@ def torch_class(name: str) -> type[TorchMetric]:
 
 
 def __getattr__(attr: str) -> Any:
+    if attr in TORCHMETRICS_NAMES:  # torchmetrics' names, arguments and numbers (see nlgmetrics.torch.names)
+        cls = torchmetrics_class(attr)
+        globals()[attr] = cls
+        return cls
     for name, entry in CATALOG.items():
         if entry.cls == attr:
             return torch_class(name)
