@@ -11,11 +11,11 @@ n-grams, of reference n-grams and of clipped matches. With several references, s
 whose segment-level chrF is highest (the first one on ties); so does the kernel here, with the same formula. The
 corpus score is the formula on the summed statistics. Scores are on the 0-100 scale.
 
-Preset ``torchmetrics`` (``convention="torchmetrics"``, ``word_order=2``) reproduces torchmetrics'
-``chrf_score`` / ``CHRFScore(n_char_order, n_word_order, beta, lowercase, whitespace)`` (there on 0-1): the F of
-each order is computed on its own and the F values are averaged over all orders (sacrebleu averages precision and
-recall over the orders both sides reach, then takes one F) and is on 0-1; hypothesis n-grams are counted
-whatever the reference holds; characters are the text stripped, with spaces (only ``" "``) removed; the reference kept is the first one
+Preset ``torchmetrics`` (``convention="torchmetrics"``, ``word_order=2``) reproduces torchmetrics' ``chrf_score`` /
+``CHRFScore(n_char_order, n_word_order, beta, lowercase, whitespace)`` (there on 0-1): the F of each order is
+computed on its own and the F values are averaged over all orders (sacrebleu averages precision and recall over the
+orders both sides reach, then takes one F) and is on 0-1; hypothesis n-grams are counted whatever the reference
+holds; characters are the text stripped, with spaces (only ``" "``) removed; the reference kept is the first one
 with the highest torchmetrics F, and when every reference scores 0 none is counted (its n-grams do not enter the
 corpus recall), as torchmetrics does. torchmetrics sums in float32; these numbers are the float64 ones.
 """
