@@ -350,12 +350,14 @@ class HFMetric:
 
     def compute(self, *, predictions: Any = None, references: Any = None, sources: Any = None, **kwargs: Any) -> Any:
         """HF's ``compute``: with no inputs, those given to ``add``/``add_batch`` (then cleared)."""
-        if predictions is None and references is None:
+        if predictions is None and references is None and self._predictions:
             predictions, references = self._predictions, self._references
             sources = self._sources or sources
             self._predictions, self._references, self._sources = [], [], []
         if predictions is None or references is None:
-            raise InvalidInputError(f"{self.name}.compute needs both predictions= and references=")
+            raise InvalidInputError(
+                f"{self.name}.compute needs both predictions= and references= (or inputs given to add/add_batch)"
+            )
         config, hf = self.config_for(kwargs)
         predictions, references = list(predictions), list(references)
         if self.spec.inputs == "squad":
@@ -413,7 +415,7 @@ class CombinedEvaluations:
         self._references.extend(references)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any]:
-        if predictions is None and references is None:
+        if predictions is None and references is None and self._predictions:
             predictions, references = self._predictions, self._references
             self._predictions, self._references = [], []
         outs = [(m.name, m.compute(predictions=predictions, references=references, **kwargs)) for m in self.metrics]

@@ -91,3 +91,107 @@ def test_unsupported_argument_names_the_nearest() -> None:
         ours.BLEUScore(n_grams=2)
     with pytest.raises(Exception, match="accumulate='avg' is not supported"):
         ours.ROUGEScore(accumulate="avg")
+
+
+# The catalogue's classes whose names torchmetrics also uses: same arguments, same numbers (float64 here)
+SHARED_NAMES: list[tuple[str, dict[str, Any]]] = [
+    ("WordErrorRate", {}),
+    ("CharErrorRate", {}),
+    ("MatchErrorRate", {}),
+    ("WordInfoLost", {}),
+    ("WordInfoPreserved", {}),
+    ("ExtendedEditDistance", {}),
+    ("ExtendedEditDistance", {"alpha": 1.5, "rho": 0.4}),
+    ("EditDistance", {}),
+    ("EditDistance", {"substitution_cost": 2, "reduction": "sum"}),
+]
+# torchmetrics tests/unittests/text/inputs.py: _inputs_error_rate_batch_size_2 (two batches)
+ERROR_PREDS = [["hello world", "what a day"], ["i like python", "i like pytorch"]]
+ERROR_TARGETS = [["hello world", "what a wonderful day"], ["i like python", "i like torch"]]
+
+
+def _single(name: str, kwargs: dict[str, Any], preds: list[list[str]], targets: list[list[str]]) -> float:
+    mine, theirs = getattr(ours, name)(**kwargs), getattr(tm_text, name)(**kwargs)
+    for p, t in zip(preds, targets, strict=True):
+        mine.update(p, t)
+        theirs.update(p, t)
+    return abs(float(mine.compute()) - float(theirs.compute()))
+
+
+@pytest.mark.parametrize(("name", "kwargs"), SHARED_NAMES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SHARED_NAMES)])
+def test_shared_names_on_torchmetrics_inputs(name: str, kwargs: dict[str, Any]) -> None:
+    worst = _single(name, kwargs, ERROR_PREDS, ERROR_TARGETS)
+    print(f"{name} {kwargs}: abs diff {worst:.3g}")
+    assert worst < 1e-6
+
+
+# whitespace normalised: jiwer (the catalogue's CharErrorRate) strips and collapses spaces, torchmetrics counts them
+# (see test_char_error_rate_spaces)
+TEXT = st.text(alphabet="abc xyz東京ａ,.", min_size=1, max_size=30).map(lambda t: " ".join(t.split())).filter(bool)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=5),
+    st.sampled_from([c for c in SHARED_NAMES if c[0] != "EditDistance"]),
+)
+def test_shared_names_on_hypothesis_inputs(pairs: list[tuple[str, str]], case: tuple[str, dict[str, Any]]) -> None:
+    name, kwargs = case
+    assert _single(name, kwargs, [[p for p, _ in pairs]], [[t for _, t in pairs]]) < 1e-5
+
+
+def test_squad_dicts_as_torchmetrics() -> None:
+    preds = [{"prediction_text": "1976", "id": "a"}, {"prediction_text": "Denver Broncos", "id": "b"}]
+    target = [
+        {"answers": {"answer_start": [0], "text": ["in 1976"]}, "id": "a"},
+        {"answers": {"answer_start": [0, 0], "text": ["Denver Broncos", "The Denver Broncos"]}, "id": "b"},
+    ]
+    mine, theirs = ours.SQuAD(), tm_text.SQuAD()
+    mine.update(preds, target)
+    theirs.update(preds, target)
+    a, b = mine.compute(), theirs.compute()
+    assert set(a) == set(b) == {"exact_match", "f1"}
+    assert all(abs(float(a[k]) - float(b[k])) < 1e-4 for k in b)
+
+
+def test_edit_distance_exact_where_torchmetrics_may_differ() -> None:
+    """nlgmetrics' EditDistance is the exact Levenshtein distance; torchmetrics' searches a beam around the
+    diagonal (``_BEAM_WIDTH = 25``, widened with the length ratio). Count where the two differ: none so far, on
+    random pairs of very different lengths and on blocks shifted past the beam."""
+    import random
+
+    rng = random.Random(0)
+    pairs = [
+        (
+            "".join(rng.choice("ab ") for _ in range(rng.randint(1, 100))),
+            "".join(rng.choice("abc") for _ in range(rng.randint(1, 100))),
+        )
+        for _ in range(100)
+    ]
+    mine = ours.EditDistance(reduction="none")
+    theirs = tm_text.EditDistance(reduction="none")
+    mine.update([p for p, _ in pairs], [t for _, t in pairs])
+    theirs.update([p for p, _ in pairs], [t for _, t in pairs])
+    a, b = mine.compute().tolist(), theirs.compute().tolist()
+    from rapidfuzz.distance import Levenshtein
+
+    assert a == [Levenshtein.distance(p, t) for p, t in pairs]
+    differ = sum(x != y for x, y in zip(a, b, strict=True))
+    worst = max(abs(x - y) for x, y in zip(a, b, strict=True))
+    print(f"EditDistance: {differ} of {len(pairs)} pairs differ from torchmetrics (max abs difference {worst})")
+
+
+def test_char_error_rate_spaces() -> None:
+    """The one known difference: torchmetrics' CharErrorRate counts leading, trailing and repeated spaces as
+    characters; the catalogue's (jiwer's ``cer``, what HF evaluate's ``cer`` also reports) removes them first."""
+    assert _single("CharErrorRate", {}, [["a"]], [["a "]]) == 0.5
+    assert float(ours.CharErrorRate()(["a"], ["a "])) == 0.0
+
+
+def test_edit_distance_shifted_blocks() -> None:
+    body = "bcdefghijklmnopqrstuvwxyz" * 3
+    preds = ["a" * k + body for k in (20, 30, 60)]
+    target = [body + "z" * k for k in (20, 30, 60)]
+    a = ours.EditDistance(reduction="none")(preds, target).tolist()
+    b = tm_text.EditDistance(reduction="none")(preds, target).tolist()
+    assert a == b == [40, 59, 118]
