@@ -335,7 +335,9 @@ class HFMetric:
                     options[option] = converted
             else:
                 options[key] = value
-        return self.family.make_config(self.spec.preset, **options), hf
+        # one call scores one whole corpus: a family's corpus config (BERTScore's idf over the call's references)
+        build = getattr(self.family, "corpus_config", self.family.make_config)
+        return build(self.spec.preset, **options), hf
 
     def add(self, *, prediction: Any = None, reference: Any = None, source: Any = None) -> None:
         self.add_batch(predictions=[prediction], references=[reference], sources=None if source is None else [source])
