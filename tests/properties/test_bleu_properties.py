@@ -42,6 +42,10 @@ FAMILIES = [
     (CHRF, {"preset": "chrf++", "eps_smoothing": True}),
     (TER, {}),
     (TER, {"normalized": True, "asian_support": True}),
+    (BLEU, {"preset": "nmt", "smoothing": "add-one"}),
+    (BLEU, {"preset": "torchmetrics", "smoothing": "add-k"}),
+    (CHRF, {"preset": "torchmetrics"}),
+    (TER, {"preset": "torchmetrics"}),
 ]
 ORDERED = [(BLEU, {"preset": "nltk", "smoothing": m}) for m in ("method5", "method7")]
 
