@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidInputError, UnknownOptionError
+from .errors import InvalidInputError, UnknownOptionError, warn
 from .metrics.catalog import CATALOG, get_family
 
 __all__ = ["HF_METRICS", "CombinedEvaluations", "HFMetric", "HFSpec", "combine", "load", "supported"]
@@ -82,6 +82,8 @@ class HFSpec:
     segments: Callable[[dict[str, Any]], bool] = lambda hf: False
     inputs: str = "text"
     scale: str = ""
+    #: a known difference from HF's script, warned about when the metric is loaded
+    note: str = ""
 
 
 def _ignored(*names: str) -> dict[str, tuple[str, Callable[[Any], Any]]]:
@@ -261,6 +263,8 @@ HF_METRICS: dict[str, HFSpec] = {
         lambda r, hf: {"meteor": r.score},
         {k: _same(k) for k in ("alpha", "beta", "gamma")},
         scale="0-1",
+        note="HF's meteor splits words with NLTK's word_tokenize (punctuation split off); nlgmetrics' METEOR splits "
+        "on whitespace: the numbers are HF's on pre-tokenised text only",
     ),
     "google_bleu": HFSpec(
         "gleu",
@@ -303,6 +307,8 @@ class HFMetric:
         self.spec = HF_METRICS[name]
         self.family = get_family(self.spec.family)
         self._load_kwargs = self._check(config)
+        if self.spec.note:
+            warn(f"nlgmetrics.load({name!r}): {self.spec.note}")
         self._predictions: list[Any] = []
         self._references: list[Any] = []
         self._sources: list[Any] = []

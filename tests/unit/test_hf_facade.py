@@ -101,3 +101,10 @@ def test_sari_needs_sources_when_its_family_is_catalogued() -> None:
         return
     with pytest.raises(InvalidInputError, match="needs sources="):
         nlgmetrics.load("sari").compute(predictions=PREDS, references=REFS)
+
+
+def test_meteor_warns_about_its_tokenizer() -> None:
+    with pytest.warns(UserWarning, match="word_tokenize"):
+        m = nlgmetrics.load("meteor")
+    out = m.compute(predictions=["the cat sat on the mat"], references=[["the cat sat on the mat"]])
+    assert out["meteor"] == pytest.approx(0.99769, abs=1e-5)  # NLTK: 1 - 0.5 * (1/6) ** 3 for one chunk
