@@ -359,7 +359,8 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> Stat
 
 
 def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
-    if len(preds) <= SMALL and has_native():
+    # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path
+    if len(preds) <= SMALL and has_native() and cfg.convention == "sacrebleu":
         return _small_batch(preds, refs, cfg)
     layout = None if refs.starts is None else refs.starts.tobytes()
     key = (
