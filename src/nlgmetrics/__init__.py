@@ -19,6 +19,8 @@ __version__ = "0.1.0"
 _OTHER_EXPORTS = {
     "bertscore_heatmap": "nlgmetrics.plot",
     "bootstrap_ci": "nlgmetrics.metrics.significance",
+    "load": "nlgmetrics.hf",
+    "combine": "nlgmetrics.hf",
     "paired_bootstrap": "nlgmetrics.metrics.significance",
     "paired_approximate_randomization": "nlgmetrics.metrics.significance",
     "Metric": "nlgmetrics.stateful",

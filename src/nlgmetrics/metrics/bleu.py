@@ -24,6 +24,19 @@ into a score; the presets pick one together with the tokenizer and smoothing of 
     ``multi-bleu.perl [-lc] reference < hypothesis`` of Moses: text split on ASCII whitespace as Perl splits,
     ``-lc`` lowercasing ASCII letters only, no smoothing (any precision of 0 makes BLEU 0), and the script's
     closest-reference rule (a reference more than 9999 tokens away is never the closest).
+``nmt`` (scale 0-1)
+    tensorflow/nmt's ``compute_bleu(reference_corpus, translation_corpus, max_order, smooth)``
+    (``nmt/scripts/bleu.py``), which Hugging Face ``evaluate``'s ``bleu`` runs after its copy of sacrebleu's 13a
+    tokenizer (``evaluate.load("bleu").compute(predictions, references, max_order, smooth)``): the *shortest*
+    reference length, precisions ``matches / possible`` (0 for an order without n-grams), BLEU 0 when any
+    precision is 0, ``smoothing="add-one"`` for its ``smooth=True`` (``(m + 1) / (p + 1)`` from bigrams on, unigrams
+    unsmoothed), and ``BP = exp(1 - 1 / ratio)``.
+``torchmetrics`` (scale 0-1)
+    torchmetrics' ``bleu_score`` / ``BLEUScore(n_gram, smooth, weights)`` (whitespace tokens) and, with a sacrebleu
+    tokenizer, ``SacreBLEUScore(tokenize, lowercase)``: BLEU 0 as soon as one order has no match,
+    ``smoothing="add-k"`` for its ``smooth=True`` (``(m + 1) / (p + 1)`` from bigrams on), weights, and the
+    closest reference length with ties going to the *first* reference (not the shorter one). torchmetrics sums in
+    float32; these numbers are the float64 ones (they agree to float32 precision).
 ``coco`` (scale 0-1)
     pycocoevalcap 1.2 ``Bleu(4).compute_score(gts, res)`` (the COCO caption evaluation) on captions tokenized by
     its ``PTBTokenizer`` (tokenizer ``coco``): the closest reference length (ties to the shorter), and its
@@ -87,12 +100,14 @@ __all__ = [
 #: The sacrebleu release whose numbers (and signature format) the ``sacrebleu`` convention reproduces.
 SACREBLEU_VERSION = "2.6.0"
 
-CONVENTIONS = ("sacrebleu", "nltk", "nltk-3.2", "moses", "coco")
+CONVENTIONS = ("sacrebleu", "nltk", "nltk-3.2", "moses", "coco", "nmt", "torchmetrics")
 _SMOOTHING = {
     "sacrebleu": ("exp", "floor", "add-k", "none"),
     "nltk": tuple(f"method{i}" for i in range(8)),
     "nltk-3.2": ("method0",),
     "moses": ("none",),
+    "nmt": ("none", "add-one"),
+    "torchmetrics": ("none", "add-k"),
     "coco": ("none",),
 }
 _DEFAULTS = {  # convention -> (tokenizer, smoothing, scale)
@@ -100,6 +115,8 @@ _DEFAULTS = {  # convention -> (tokenizer, smoothing, scale)
     "nltk": ("whitespace", "method0", 1.0),
     "nltk-3.2": ("whitespace", "method0", 1.0),
     "moses": ("perl-whitespace", "none", 100.0),
+    "nmt": ("13a", "none", 1.0),
+    "torchmetrics": ("whitespace", "none", 1.0),
     "coco": ("coco", "none", 1.0),
 }
 #: Default smoothing values: sacrebleu's floor and add-k; NLTK's SmoothingFunction(epsilon=0.1, alpha=5, k=5).
@@ -135,7 +152,8 @@ def _VALID_TOKENIZERS() -> list[str]:
 class BLEUConfig:
     """Options of BLEU. ``None`` means "the convention's default".
 
-    * ``convention``: ``"sacrebleu"``, ``"nltk"``, ``"nltk-3.2"`` or ``"moses"`` (how statistics become a score).
+    * ``convention``: ``"sacrebleu"``, ``"nltk"``, ``"nltk-3.2"``, ``"moses"``, ``"nmt"`` (tensorflow/nmt, HF
+      evaluate's ``bleu``) or ``"torchmetrics"`` (how statistics become a score).
     * ``tokenizer``: a sacrebleu tokenizer (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"ja-mecab"`` — stored
       and signed as ``"ja-mecab-ipadic"``, MeCab with the IPA dictionary as in sacrebleu —,
       ``"ko-mecab"``, ``"none"``), ``"whitespace"`` (``str.split``), ``"perl-whitespace"`` (Perl's ``split``)
@@ -143,11 +161,13 @@ class BLEUConfig:
     * ``lowercase``: lowercase first (ASCII letters only under ``moses``, as Perl's ``lc`` on bytes).
     * ``max_order`` and ``weights`` (one per order; default uniform).
     * ``smoothing`` and ``smooth_value``: sacrebleu's ``exp``/``floor``/``add-k``/``none`` with the floor value or
-      k; NLTK's ``method0``-``method7`` with epsilon (method1), k (methods 4, 7) or alpha (method 6).
+      k; NLTK's ``method0``-``method7`` with epsilon (method1), k (methods 4, 7) or alpha (method 6); nmt's
+      ``add-one``; torchmetrics' ``add-k`` (k = 1 by default).
     * ``effective_order`` (sacrebleu): leave out the orders no n-gram of the hypothesis reaches.
     * ``auto_reweigh`` (NLTK): uniform weights over the hypothesis length when it is shorter than 4 tokens and the
       weights are the default (0.25, 0.25, 0.25, 0.25).
-    * ``ref_length``: ``"closest"`` (every convention; ties go to the shorter reference), ``"shortest"``
+    * ``ref_length``: ``"closest"`` (every convention; ties go to the shorter reference, under ``torchmetrics`` to
+      the first one), ``"shortest"``
       (tensorflow/nmt and the ``bleu`` of HF evaluate) or ``"longest"``.
     * ``scale``: 100 (scores in 0-100) or 1 (in 0-1).
     """
@@ -403,6 +423,11 @@ def _closest(ref_lens: np.ndarray, ref_unit: np.ndarray, starts: np.ndarray | No
     elif cfg.ref_length == "longest":
         return np.maximum.reduceat(ref_lens, starts)
     base = np.int64(1) << np.int64(32)
+    if cfg.convention == "torchmetrics" and starts is not None:
+        # torchmetrics: list.index(min(differences)), the first closest reference wins a tie
+        position = np.arange(len(ref_lens), dtype=np.int64) - starts[ref_unit]
+        first = np.minimum.reduceat(np.abs(ref_lens - hyp_lens[ref_unit]) * base + position, starts)
+        return ref_lens[starts + first % base]
     key = np.abs(ref_lens - hyp_lens[ref_unit]) * base + ref_lens
     best = key if starts is None else np.minimum.reduceat(key, starts)
     if moses:  # multi-bleu.perl starts from (diff, length) = (9999, 9999)
@@ -755,6 +780,50 @@ def _moses_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
     return _Arith(100 * bleu_value, 100.0, 1.0, precisions, total, bp, n_max, [])
 
 
+def _nmt_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
+    """tensorflow/nmt ``compute_bleu`` (HF evaluate's ``bleu``), in its order of operations."""
+    n_max = cfg.order
+    matches, possible = [int(x) for x in stats.matches], [int(x) for x in stats.totals]
+    add_one = cfg.smoothing == "add-one"
+    precisions = [0.0] * n_max
+    for i in range(n_max):
+        if add_one and i > 0:
+            precisions[i] = (matches[i] + 1.0) / (possible[i] + 1.0)
+        elif possible[i] > 0:
+            precisions[i] = float(matches[i]) / possible[i]
+    smoothed = list(range(2, n_max + 1)) if add_one else []
+    weights = cfg.weights if cfg.weights is not None else (1.0 / n_max,) * n_max
+    geo_mean = (
+        math.exp(sum(w * math.log(p) for w, p in zip(weights, precisions, strict=True))) if min(precisions) > 0 else 0.0
+    )
+    hyp_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
+    if hyp_len == 0 or ref_len == 0:
+        side = "hypotheses" if hyp_len == 0 else "references"
+        note = f"the {side} are empty: tensorflow/nmt's compute_bleu (HF evaluate's bleu) divides by zero here"
+        return _Arith(0.0, 1.0, 1.0, precisions, possible, 0.0, n_max, smoothed, note)
+    ratio = float(hyp_len) / ref_len
+    bp = 1.0 if ratio > 1.0 else math.exp(1 - 1.0 / ratio)
+    return _Arith(geo_mean * bp, 1.0, 1.0, precisions, possible, bp, n_max, smoothed)
+
+
+def _torchmetrics_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
+    """torchmetrics ``_bleu_score_compute`` (``BLEUScore``, ``SacreBLEUScore``), in float64."""
+    n_max = cfg.order
+    num, den = [int(x) for x in stats.matches], [int(x) for x in stats.totals]
+    hyp_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
+    bp = 1.0 if hyp_len > ref_len else (math.exp(1 - ref_len / hyp_len) if hyp_len else 0.0)
+    if min(num) == 0:
+        return _Arith(0.0, 1.0, 1.0, [n / d if d else 0.0 for n, d in zip(num, den, strict=True)], den, bp, n_max, [])
+    k: Any = cfg.value if cfg.smoothing == "add-k" else None
+    precisions = [num[0] / den[0]] + [
+        (n + k) / (d + k) if k is not None else n / d for n, d in zip(num[1:], den[1:], strict=True)
+    ]
+    smoothed = list(range(2, n_max + 1)) if k is not None else []
+    weights = cfg.weights if cfg.weights is not None else (1.0 / n_max,) * n_max
+    score = bp * math.exp(math.fsum(w * math.log(p) for w, p in zip(weights, precisions, strict=True)))
+    return _Arith(score, 1.0, 1.0, precisions, den, bp, n_max, smoothed)
+
+
 def _coco_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
     """pycocoevalcap's ``BleuScorer.compute_score``: the running product of ``(matches + tiny) / (total + small)``
     and its ``1/k``-th power, then the brevity penalty from ``(hyp_len + tiny) / (ref_len + small)``."""
@@ -779,6 +848,8 @@ _ARITHMETIC = {
     "nltk": _nltk_arith,
     "nltk-3.2": _nltk_arith,
     "moses": _moses_arith,
+    "nmt": _nmt_arith,
+    "torchmetrics": _torchmetrics_arith,
     "coco": _coco_arith,
 }
 
@@ -831,6 +902,10 @@ def _convention_effect(cfg: BLEUConfig, arith: _Arith, missing: list[int], zero:
         return ""
     if cfg.convention == "moses":
         return "multi-bleu.perl has no smoothing: any n-gram precision of 0 makes BLEU 0"
+    if cfg.convention == "nmt":
+        return "tensorflow/nmt (HF evaluate's bleu) gives 0 when any n-gram precision is 0 (smooth=True avoids it)"
+    if cfg.convention == "torchmetrics":
+        return "torchmetrics gives 0 as soon as one order has no match, even with smooth=True"
     if cfg.convention == "nltk-3.2":
         return f"NLTK 3.2 stops the geometric mean at the first order without a match (after {arith.used} order(s))"
     if cfg.smoothing == "method0" and (zero or missing):
@@ -941,6 +1016,8 @@ BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
         "nltk": {"convention": "nltk"},
         "nltk-3.2": {"convention": "nltk-3.2"},
         "moses": {"convention": "moses"},
+        "nmt": {"convention": "nmt", "ref_length": "shortest"},
+        "torchmetrics": {"convention": "torchmetrics"},
         "coco": {"convention": "coco"},
         "llamafactory": {
             "convention": "nltk",

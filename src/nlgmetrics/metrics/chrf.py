@@ -10,6 +10,14 @@ Per segment the statistics are, for every character order and then every word or
 n-grams, of reference n-grams and of clipped matches. With several references, sacrebleu keeps the reference
 whose segment-level chrF is highest (the first one on ties); so does the kernel here, with the same formula. The
 corpus score is the formula on the summed statistics. Scores are on the 0-100 scale.
+
+Preset ``torchmetrics`` (``convention="torchmetrics"``, ``word_order=2``) reproduces torchmetrics' ``chrf_score`` /
+``CHRFScore(n_char_order, n_word_order, beta, lowercase, whitespace)`` (there on 0-1): the F of each order is
+computed on its own and the F values are averaged over all orders (sacrebleu averages precision and recall over the
+orders both sides reach, then takes one F) and is on 0-1; hypothesis n-grams are counted whatever the reference
+holds; characters are the text stripped, with spaces (only ``" "``) removed; the reference kept is the first one
+with the highest torchmetrics F, and when every reference scores 0 none is counted (its n-grams do not enter the
+corpus recall), as torchmetrics does. torchmetrics sums in float32; these numbers are the float64 ones.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from ..algorithms.ngrams import (
     codepoint_streams,
     vocabulary_streams,
 )
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from .base import MAX_ORDER, Family, Result, check_integer, check_number
@@ -38,13 +46,15 @@ from .bleu import SACREBLEU_VERSION
 __all__ = ["CHRF", "CHRFConfig", "CHRFResult", "CHRFStats", "chrf", "chrf_from_stats", "sentence_chrf"]
 
 _EPS = 1e-16
+CONVENTIONS = ("sacrebleu", "torchmetrics")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 @dataclasses.dataclass(frozen=True)
 class CHRFConfig:
     """Options of chrF: ``char_order`` (6), ``word_order`` (0; 2 is chrF++), ``beta`` (2), ``lowercase``,
-    ``whitespace`` (keep whitespace in character n-grams) and ``eps_smoothing``."""
+    ``whitespace`` (keep whitespace in character n-grams), ``eps_smoothing``, and ``convention`` (``"sacrebleu"``
+    or ``"torchmetrics"``: how the orders are averaged and the best reference chosen)."""
 
     char_order: int = sig_field("nc", 6)
     word_order: int = sig_field("nw", 0)
@@ -52,6 +62,9 @@ class CHRFConfig:
     lowercase: bool = sig_field("lc", False)
     whitespace: bool = sig_field("space", False)
     eps_smoothing: bool = sig_field("eps", False)
+    convention: str = sig_field(
+        "conv", "sacrebleu", help="sacrebleu (2.6) or torchmetrics (CHRFScore's averaging)", choices=CONVENTIONS
+    )
     preset: str | None = sig_field("preset", None)
 
     def __post_init__(self) -> None:
@@ -66,6 +79,10 @@ class CHRFConfig:
         for flag in ("lowercase", "whitespace", "eps_smoothing"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidInputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        if self.convention not in CONVENTIONS:
+            raise unknown_option("chrF convention", self.convention, list(CONVENTIONS))
+        if self.eps_smoothing and self.convention == "torchmetrics":
+            raise InvalidInputError("eps_smoothing is sacrebleu's option; the torchmetrics convention has none")
 
     @property
     def order(self) -> int:
@@ -144,7 +161,29 @@ def _f_parts(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any, Any]:
     return score, avg_prec, avg_rec, effective_order
 
 
+def _torchmetrics_f(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
+    """torchmetrics ``_calculate_fscore``: the F of each order (precision or recall 0 without n-grams, the
+    denominator at least 1e-16), averaged over every order; the precision and recall averaged alike."""
+    factor = cfg.beta**2
+    f_sum: Any = 0.0
+    p_sum: Any = 0.0
+    r_sum: Any = 0.0
+    for i in range(cfg.order):
+        n_hyp, n_ref, n_match = _at(stats.hyp, i), _at(stats.ref, i), _at(stats.match, i)
+        prec = _ratio(n_match, n_hyp, 0.0)
+        rec = _ratio(n_match, n_ref, 0.0)
+        denom = (
+            np.maximum(factor * prec + rec, _EPS) if isinstance(prec, np.ndarray) else max(factor * prec + rec, _EPS)
+        )
+        f_sum = f_sum + (1 + factor) * prec * rec / denom
+        p_sum = p_sum + prec
+        r_sum = r_sum + rec
+    return f_sum / cfg.order, p_sum / cfg.order, r_sum / cfg.order  # on 0-1, as torchmetrics
+
+
 def _f_score(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
+    if cfg.convention == "torchmetrics":
+        return _torchmetrics_f(stats, cfg)
     score, avg_prec, avg_rec, effective_order = _f_parts(stats, cfg)
     factor = cfg.beta**2
     if isinstance(effective_order, np.ndarray):
@@ -181,11 +220,7 @@ def chrf_from_stats(stats: CHRFStats, cfg: CHRFConfig) -> CHRFResult:
     name = f"chrF{cfg.beta}" + "+" * cfg.word_order
     if isinstance(score, np.ndarray):
         return CHRFResult(score=score, name=name, precision=100 * avg_prec, recall=100 * avg_rec)
-    space = "yes" if cfg.whitespace else "no"
-    signature = (
-        f"nrefs:{_nrefs(stats)}|case:{'lc' if cfg.lowercase else 'mixed'}|eff:{'no' if cfg.eps_smoothing else 'yes'}"
-        f"|nc:{cfg.char_order}|nw:{cfg.word_order}|space:{space}|version:{SACREBLEU_VERSION}"
-    )
+    signature = None if cfg.convention != "sacrebleu" else _sacrebleu_signature(stats, cfg)
     return CHRFResult(
         score=score,
         name=name,
@@ -195,6 +230,14 @@ def chrf_from_stats(stats: CHRFStats, cfg: CHRFConfig) -> CHRFResult:
         ref=tuple(int(x) for x in stats.ref),
         match=tuple(int(x) for x in stats.match),
         sacrebleu_signature=signature,
+    )
+
+
+def _sacrebleu_signature(stats: CHRFStats, cfg: CHRFConfig) -> str:
+    space = "yes" if cfg.whitespace else "no"
+    return (
+        f"nrefs:{_nrefs(stats)}|case:{'lc' if cfg.lowercase else 'mixed'}|eff:{'no' if cfg.eps_smoothing else 'yes'}"
+        f"|nc:{cfg.char_order}|nw:{cfg.word_order}|space:{space}|version:{SACREBLEU_VERSION}"
     )
 
 
@@ -225,6 +268,8 @@ _CACHE = ReferenceCache(maxsize=4)
 def _char_texts(lines: Sequence[str], cfg: CHRFConfig) -> list[str]:
     if cfg.whitespace:
         return list(lines)
+    if cfg.convention == "torchmetrics":  # torchmetrics removes the space character only
+        return [line.strip().replace(" ", "") for line in lines]
     return ["".join(line.split()) for line in lines]
 
 
@@ -254,15 +299,17 @@ def _reference_side(refs: ReferenceSets, cfg: CHRFConfig) -> tuple[Any, ...]:
     return char_index, word_index, vocabulary
 
 
-def _side_counts(index: Any, hyp_len: np.ndarray, orders: int) -> tuple[np.ndarray, np.ndarray]:
-    """Hypothesis and reference n-gram counts per (segment, reference column, order); the hypothesis counts 0
-    for an order the reference does not reach (sacrebleu counts no hypothesis n-gram then)."""
+def _side_counts(index: Any, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Hypothesis and reference n-gram counts per (segment, reference column, order); under sacrebleu the
+    hypothesis counts 0 for an order the reference does not reach (sacrebleu counts no hypothesis n-gram then)."""
     ref_len = np.zeros((index.n_units, index.columns), dtype=np.int64)
     ref_len[index.stream_unit, index.stream_column] = index.stream_lengths
     n = np.arange(1, orders + 1, dtype=np.int64)[None, None, :]
     ref_count = np.maximum(ref_len[:, :, None] - n + 1, 0)
-    hyp_count = np.where(ref_count > 0, np.maximum(hyp_len[:, None, None] - n + 1, 0), 0)
-    return hyp_count, ref_count
+    hyp_count = np.maximum(hyp_len[:, None, None] - n + 1, 0)
+    if cfg.convention == "torchmetrics":
+        return np.broadcast_to(hyp_count, ref_count.shape).copy(), ref_count
+    return np.where(ref_count > 0, hyp_count, 0), ref_count
 
 
 #: Batches of at most this many segments are counted segment by segment by the compiled kernel, their statistics
@@ -313,10 +360,20 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> Stat
 
 
 def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
-    if len(preds) <= SMALL and has_native():
+    # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path
+    if len(preds) <= SMALL and has_native() and cfg.convention == "sacrebleu":
         return _small_batch(preds, refs, cfg)
     layout = None if refs.starts is None else refs.starts.tobytes()
-    key = ("chrf", cfg.lowercase, cfg.whitespace, cfg.char_order, cfg.word_order, tuple(refs.flat), layout)
+    key = (
+        "chrf",
+        cfg.convention,
+        cfg.lowercase,
+        cfg.whitespace,
+        cfg.char_order,
+        cfg.word_order,
+        tuple(refs.flat),
+        layout,
+    )
     char_index, word_index, vocabulary = _CACHE.get(key, lambda: _reference_side(refs, cfg))
     n_seg = len(preds)
     seg = np.arange(n_seg, dtype=np.int64)
@@ -325,13 +382,13 @@ def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> Stat
     if char_index is not None:
         hyp = codepoint_streams(_char_texts(lines, cfg), seg)
         match_parts.append(clipped_counts(char_index, hyp).transpose(0, 2, 1))
-        h, r = _side_counts(char_index, hyp.lengths, cfg.char_order)
+        h, r = _side_counts(char_index, hyp.lengths, cfg.char_order, cfg)
         hyp_parts.append(h)
         ref_parts.append(r)
     if word_index is not None:
         words = vocabulary_streams([split_punctuation(p) for p in lines], seg, vocabulary, grow=False)
         match_parts.append(clipped_counts(word_index, words).transpose(0, 2, 1))
-        h, r = _side_counts(word_index, words.lengths, cfg.word_order)
+        h, r = _side_counts(word_index, words.lengths, cfg.word_order, cfg)
         hyp_parts.append(h)
         ref_parts.append(r)
     # (segment, reference column, order)
@@ -341,6 +398,12 @@ def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> Stat
     counts = refs.counts().astype(np.int64)
     if hyp_c.shape[1] == 1:
         hyp_c, ref_c, match_c = hyp_c[:, 0], ref_c[:, 0], match_c[:, 0]
+        if cfg.convention == "torchmetrics":
+            # torchmetrics keeps a reference only when its F beats 0 (the F it starts from)
+            ones = np.ones(n_seg, dtype=np.int64)
+            unit = CHRFStats(hyp=hyp_c, ref=ref_c, match=match_c, n_segments=ones, n_refs=ones, n_refs_sq=ones)  # type: ignore[arg-type]
+            kept = (np.asarray(_f_score(unit, cfg)[0]) > 0)[:, None]
+            ref_c, match_c = np.where(kept, ref_c, 0), np.where(kept, match_c, 0)
     else:
         # keep, per segment, the reference with the highest chrF (the first one on ties), as sacrebleu does
         valid = np.arange(hyp_c.shape[1])[None, :] < counts[:, None]
@@ -362,6 +425,9 @@ def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> Stat
         first_of_segment = np.r_[True, seg_of[candidate[1:]] != seg_of[candidate[:-1]]]
         chosen = candidate[first_of_segment]
         hyp_c, ref_c, match_c = (x[seg_of[chosen], col_of[chosen]] for x in (hyp_c, ref_c, match_c))
+        if cfg.convention == "torchmetrics":  # no reference is kept when every one scores 0
+            kept = (best > 0)[:, None]
+            ref_c, match_c = np.where(kept, ref_c, 0), np.where(kept, match_c, 0)
     ones = np.ones(n_seg, dtype=np.int64)
     return StatsBatch(
         CHRFStats,
@@ -381,7 +447,11 @@ CHRF: Family[CHRFConfig, CHRFStats, CHRFResult] = Family(
     stats_cls=CHRFStats,
     kernel=_chrf_kernel,
     formula=chrf_from_stats,
-    presets={"sacrebleu": {}, "chrf++": {"word_order": 2}},
+    presets={
+        "sacrebleu": {},
+        "chrf++": {"word_order": 2},
+        "torchmetrics": {"convention": "torchmetrics", "word_order": 2},
+    },
     default_preset="sacrebleu",
     vectorized=True,
     stats_sizes=_sizes,

@@ -10,6 +10,12 @@ not, 0 when both are). Lower is better.
 
 The shift search and the beam edit distance are sacrebleu's (:mod:`nlgmetrics.algorithms.ter`); segments are
 independent, so ``workers`` > 1 spreads them over processes (it changes the time, never the number).
+
+Preset ``torchmetrics`` (``convention="torchmetrics"``) reproduces torchmetrics' ``translation_edit_rate`` /
+``TranslationEditRate(normalize, no_punctuation, lowercase, asian_support)`` (there on 0-1). torchmetrics runs the
+same Tercom search with the two sides exchanged (``_translation_edit_rate(tgt_words, pred_words)``: the reference
+is shifted towards the prediction), and an empty prediction then costs no edit at all; both are reproduced (which
+is why its TER of a segment can differ from sacrebleu's), and so is its 0-1 scale.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import numpy as np
 from .._inputs import ReferenceSets
 from ..algorithms.guard import check_pairs
 from ..algorithms.ter import ter_edits
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.mt_tokenize import tercom_normalize
@@ -38,6 +44,7 @@ __all__ = ["TER", "TERConfig", "TERResult", "TERStats", "sentence_ter", "ter", "
 
 #: Below this many segment-reference pairs, worker processes cost more than they save.
 _MIN_PAIRS_FOR_PROCESSES = 400
+CONVENTIONS = ("sacrebleu", "torchmetrics")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +56,9 @@ class TERConfig:
     no_punct: bool = sig_field("nopunct", False)
     asian_support: bool = sig_field("asian", False)
     case_sensitive: bool = sig_field("case", False)
+    convention: str = sig_field(
+        "conv", "sacrebleu", help="sacrebleu (2.6) or torchmetrics (its sides exchanged)", choices=CONVENTIONS
+    )
     preset: str | None = sig_field("preset", None)
     workers: int | None = 1
 
@@ -56,6 +66,8 @@ class TERConfig:
         for flag in ("normalized", "no_punct", "asian_support", "case_sensitive"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidInputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        if self.convention not in CONVENTIONS:
+            raise unknown_option("TER convention", self.convention, list(CONVENTIONS))
         if self.workers is not None and (
             isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1
         ):
@@ -107,9 +119,11 @@ def _nrefs(stats: TERStats) -> Any:
 
 
 def ter_from_stats(stats: TERStats, cfg: TERConfig) -> TERResult:
-    """sacrebleu's TER formula on summed statistics (or, vectorised, per segment)."""
+    """sacrebleu's TER formula on summed statistics (or, vectorised, per segment); torchmetrics' is the same."""
     score = _rate(stats.edits, stats.ref_length)
-    if isinstance(score, np.ndarray):
+    if cfg.convention == "torchmetrics":  # torchmetrics' TER is on 0-1
+        score = score / 100
+    if isinstance(score, np.ndarray) or cfg.convention != "sacrebleu":
         return TERResult(score=score, num_edits=stats.edits, ref_length=stats.ref_length)
     yes = {True: "yes", False: "no"}
     signature = (
@@ -165,8 +179,13 @@ def _ter_kernel(preds: list[str], refs: ReferenceSets, cfg: TERConfig) -> StatsB
     hyp_len = np.fromiter(map(len, hyp_words), dtype=np.int64, count=len(hyp_words))
     ref_len = np.fromiter(map(len, ref_words), dtype=np.int64, count=len(ref_words))
     check_pairs("ter", "ter", hyp_len[seg_of_ref], ref_len, seg_of_ref)
-    pairs = [(hyp_words[s], ref_words[k]) for k, s in enumerate(seg_of_ref)]
+    if cfg.convention == "torchmetrics":  # the sides exchanged; an empty prediction costs nothing
+        pairs = [(ref_words[k], hyp_words[s]) for k, s in enumerate(seg_of_ref)]
+    else:
+        pairs = [(hyp_words[s], ref_words[k]) for k, s in enumerate(seg_of_ref)]
     edits = _all_edits(pairs, cfg)
+    if cfg.convention == "torchmetrics":
+        edits = [e if hyp_words[s] else 0 for e, s in zip(edits, seg_of_ref, strict=True)]
     best = [0] * len(preds)
     total_len = [0] * len(preds)
     seen = [False] * len(preds)
@@ -198,7 +217,7 @@ TER: Family[TERConfig, TERStats, TERResult] = Family(
     stats_cls=TERStats,
     kernel=_ter_kernel,
     formula=ter_from_stats,
-    presets={"sacrebleu": {}},
+    presets={"sacrebleu": {}, "torchmetrics": {"convention": "torchmetrics"}},
     default_preset="sacrebleu",
     vectorized=True,
 )

@@ -48,12 +48,17 @@ def _submodule(name: str) -> Any:
         raise MissingDependencyError("nlgmetrics.torch", "pip install 'nlgmetrics[torch]'") from err
 
 
+#: torchmetrics' own class names, served with its arguments, output types and numbers by
+#: :mod:`nlgmetrics.torch.names` (imported on first use; a test checks that both list the same names).
+TORCHMETRICS_NAMES = ("BLEUScore", "CHRFScore", "ROUGEScore", "SacreBLEUScore", "TranslationEditRate")
+
 __all__ = [
     "TorchMetric",
     "all_reduce_stats",
     "sync_metric",
     "torch_metric",
     *sorted(e.cls for e in CATALOG.values() if e.cls),
+    *TORCHMETRICS_NAMES,
 ]
 
 
@@ -80,6 +85,10 @@ def torch_class(name: str) -> type[TorchMetric]:
 
 
 def __getattr__(attr: str) -> Any:
+    if attr in TORCHMETRICS_NAMES:  # torchmetrics' names, arguments and numbers (see nlgmetrics.torch.names)
+        cls = _submodule(".names").torchmetrics_class(attr)
+        globals()[attr] = cls
+        return cls
     if attr in _LAZY:
         value = getattr(_submodule(_LAZY[attr]), attr)
         globals()[attr] = value
