@@ -119,6 +119,9 @@ class Family(Generic[C, S, R]):
     #: A small valid input, ``{"predictions": ..., "references": ..., "sources": ..., "options": {...}}``: the
     #: catalogue's interface tests run every interface on it (default: two short English segments).
     example: Mapping[str, Any] | None = None
+    #: Other names an option is accepted under, ``{alias: option}`` (BLEU takes sacrebleu's ``tokenize`` for its
+    #: ``tokenizer``): ``make_config`` and so every interface (functions, ``evaluate`` specs) resolve them.
+    option_aliases: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     # ----------------------------------------------------------------- configuration
     def option_names(self) -> tuple[str, ...]:
@@ -127,6 +130,11 @@ class Family(Generic[C, S, R]):
     def make_config(self, preset: str | None = None, **options: Any) -> C:
         """Build a config from a named preset plus explicit options (which win over the preset)."""
         valid = self.option_names()
+        for alias, canonical in self.option_aliases.items():
+            if alias in options:
+                if canonical in options:
+                    raise InvalidInputError(f"{self.name}: give {canonical!r} or its alias {alias!r}, not both")
+                options = {(canonical if k == alias else k): v for k, v in options.items()}
         for key in options:
             if key not in valid:
                 raise UnknownOptionError(
