@@ -46,23 +46,24 @@ def _check(case: dict[str, Any], code: int, out: str, err: str) -> bool:
     return code == 2 and out == "" and err.startswith("nlgmetrics: error:")
 
 
+def _mismatches(cases: list[dict[str, Any]], cwd: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> list[Any]:
+    out = []
+    for case in cases:
+        code, stdout, err = _run(case, cwd, monkeypatch, capsys)
+        if not _check(case, code, stdout, err):
+            out.append((case["args"], stdout[:300], err[:300]))
+    return out
+
+
 def test_generated_byte_for_byte(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
-    mismatches = []
-    for case in GENERATED:
-        code, out, err = _run(case, FIXTURES / "gen", monkeypatch, capsys)
-        if not _check(case, code, out, err):
-            mismatches.append((case["args"], out[:300], err[:300]))
+    mismatches = _mismatches(GENERATED, FIXTURES / "gen", monkeypatch, capsys)
     print(f"sacrebleu CLI, generated inputs: {len(mismatches)} mismatches of {len(GENERATED)} cases")
     assert mismatches == []
 
 
 def test_wmt22_byte_for_byte(shared_data: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     cases = json.loads((FIXTURES / "wmt22.json").read_text(encoding="utf-8"))
-    mismatches = []
-    for case in cases:
-        code, out, err = _run(case, shared_data / "wmt22", monkeypatch, capsys)
-        if not _check(case, code, out, err):
-            mismatches.append((case["args"], out[:300], err[:300]))
+    mismatches = _mismatches(cases, shared_data / "wmt22", monkeypatch, capsys)
     print(f"sacrebleu CLI, WMT22: {len(mismatches)} mismatches of {len(cases)} cases")
     assert mismatches == []
 
