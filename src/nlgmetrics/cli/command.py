@@ -35,6 +35,8 @@ class Opt:
     choices: Sequence[Any] | None = None
     type: Callable[[str], Any] | None = None
     flag: str | None = None
+    #: Other spellings of the flag (``("--tokenize", "-tok")``: sacrebleu's names of ``--tokenizer``).
+    aliases: tuple[str, ...] = ()
 
     @property
     def option(self) -> str:
@@ -121,7 +123,7 @@ class Command:
             if kwargs.get("choices") is None and "action" not in kwargs:
                 kind = kwargs.get("type")
                 kwargs["metavar"] = "INT" if kind is int else "FLOAT" if kind is float else "VALUE"
-            parser.add_argument(opt.option, dest=f"opt_{opt.name}", default=None, **kwargs)
+            parser.add_argument(opt.option, *opt.aliases, dest=f"opt_{opt.name}", default=None, **kwargs)
 
     def presets(self) -> tuple[Sequence[str], str | None]:
         return (), None

@@ -37,7 +37,11 @@ _CONFIDENCE = Opt("confidence", type=int, help="add a bootstrap 95%% confidence 
 _SEED = Opt("seed", type=int, help="seed of the resampling (default: 12345, sacrebleu's)")
 
 BLEU_OPTIONS = (
-    Opt("tokenizer", help="13a, intl, zh, char, ja-mecab, ko-mecab, none (sacrebleu's), whitespace, perl-whitespace"),
+    Opt(
+        "tokenizer",
+        help="13a, intl, zh, char, ja-mecab, ko-mecab, none (sacrebleu's), whitespace, perl-whitespace",
+        aliases=("--tokenize", "-tok"),
+    ),
     Opt("lowercase", help="lowercase first (ASCII letters only under the moses preset)"),
     Opt("max_order", help="largest n-gram order (default: 4, or the number of --weights)"),
     Opt("weights", help="one weight per order (default: uniform)"),

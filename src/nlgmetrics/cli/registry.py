@@ -45,6 +45,7 @@ for _name, _entry in CATALOG.items():
 from .bertscore import BASELINE_OPTIONS, PLOT_OPTIONS, BERTScoreBaselineCommand, BERTScorePlotCommand  # noqa: E402
 from .evaluate import EvaluateCommand  # noqa: E402
 from .mt import COMPARE_OPTIONS, CompareCommand  # noqa: E402
+from .sacrebleu import SacreBLEUCommand  # noqa: E402
 
 register(
     BERTScorePlotCommand(
@@ -85,5 +86,15 @@ register(
         label="evaluate",
         help="score several systems on several metrics at once, with bootstrap intervals, paired significance "
         "against a baseline, JSON and an HTML report",
+    )
+)
+register(
+    SacreBLEUCommand(
+        "sacrebleu",
+        "nlgmetrics.cli.sacrebleu:SacreBLEUCommand",
+        key="sacrebleu",
+        label="sacrebleu",
+        help="sacrebleu 2.6.0's command line (REF... -i HYP -m bleu chrf ter -tok zh ...): its arguments, output "
+        "and signatures, byte for byte",
     )
 )

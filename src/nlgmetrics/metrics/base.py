@@ -134,6 +134,9 @@ class Family(Generic[C, S, R]):
     #: A small valid input, ``{"predictions": ..., "references": ..., "sources": ..., "options": {...}}``: the
     #: catalogue's interface tests run every interface on it (default: two short English segments).
     example: Mapping[str, Any] | None = None
+    #: Other names an option is accepted under, ``{alias: option}`` (BLEU takes sacrebleu's ``tokenize`` for its
+    #: ``tokenizer``): ``make_config`` and so every interface (functions, ``evaluate`` specs) resolve them.
+    option_aliases: Mapping[str, str] = dataclasses.field(default_factory=dict)
     #: Whether a config may be reused for the same preset and options (``make_config`` then validates them once).
     #: Leave it off for a config whose construction reads the environment (files, devices).
     cache_configs: bool = False
@@ -166,6 +169,11 @@ class Family(Generic[C, S, R]):
 
     def _build_config(self, preset: str | None, options: dict[str, Any]) -> C:
         valid = self.option_names()
+        for alias, canonical in self.option_aliases.items():
+            if alias in options:
+                if canonical in options:
+                    raise InvalidInputError(f"{self.name}: give {canonical!r} or its alias {alias!r}, not both")
+                options = {(canonical if k == alias else k): v for k, v in options.items()}
         for key in options:
             if key not in valid:
                 raise UnknownOptionError(

@@ -1029,6 +1029,7 @@ BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
         },
     },
     default_preset="sacrebleu",
+    option_aliases={"tokenize": "tokenizer"},  # sacrebleu's name of the option
     stats_sizes=_sizes,
 )
 
