@@ -88,7 +88,12 @@ class EvaluateCommand(Command):
         )
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
-        out.add_argument("--output", metavar="FILE", help="also write the JSON result to FILE")
+        out.add_argument(
+            "--output",
+            metavar="FILE",
+            help="also write the result to FILE: a table (one row per system and metric) for .parquet, .csv or "
+            ".jsonl, the JSON result otherwise",
+        )
         out.add_argument("--report", metavar="FILE", help="write a self-contained HTML report")
         out.add_argument("--worst", type=int, default=5, metavar="K", help="worst segments per system in the report")
         out.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -137,7 +142,11 @@ class EvaluateCommand(Command):
             progress=not args.quiet and sys.stderr.isatty(),
         )
         text = ev.to_json()
-        if args.output:
+        from ..tables import is_table_path, write_table
+
+        if args.output and is_table_path(args.output):
+            write_table(ev, args.output)
+        elif args.output:
             with open(args.output, "w", encoding="utf-8") as fh:
                 fh.write(text + "\n")
         if report:

@@ -44,13 +44,14 @@ __all__ = ["build_parser", "main"]
 PRED_FIELD = "prediction"
 SRC_FIELD = "source"
 REF_FIELDS = ("references", "reference")
-FORMATS = ("auto", "text", "jsonl", "docvqa")
+FORMATS = ("auto", "text", "jsonl", "parquet", "csv", "lm-eval", "lighteval", "docvqa")
 
 _EPILOG = """\
 input: plain text has one segment per line (UTF-8; empty lines are empty segments, never skipped). Files ending
 in .jsonl (or --format jsonl) are JSON Lines: --pred-field and --ref-field pick the fields (defaults: "prediction";
 "references" or "reference"), and a reference may be a list of strings. Give --ref several times for several
-references per segment. Exit status 2 on bad input.
+references per segment. Tables (.parquet, .csv, .tsv) are read the same way, by column; lm-eval samples_*.jsonl and
+lighteval details_*.parquet files are recognised by their content. Exit status 2 on bad input.
 """
 
 
@@ -134,6 +135,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
     out = parser.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     out.add_argument("--per-segment", action="store_true", help="also print the score of every segment")
+    from .tables import add_output_argument
+
+    add_output_argument(parser, out)
     parser.set_defaults(command=command)
 
 
@@ -163,6 +167,11 @@ def load_sources(args: argparse.Namespace, command: Command, n: int) -> list[str
     ``--pred`` file."""
     if not command.uses_sources:
         return None
+    from .tables import table_sources
+
+    table = table_sources(args, n)  # from a table's column
+    if table is not None:
+        return table
     names = [args.src_field] if args.src_field else [SRC_FIELD]
     if args.src:
         column = _read_column(args.src, "--src", _format_of(args.src, args.format), names, "--src-field", check_text)
@@ -182,6 +191,11 @@ def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], 
     pred_names = [args.pred_field] if args.pred_field else [PRED_FIELD]
     ref_names = [args.ref_field] if args.ref_field else list(REF_FIELDS)
     fmt = _format_of(args.pred, args.format)
+    from .tables import table_inputs
+
+    table = table_inputs(args, command)  # Parquet, CSV, lm-eval samples, lighteval details
+    if table is not None:
+        return table
 
     if command.coco_json and len(args.ref or ()) == 1 and _is_coco_json(args.pred, args.ref[0]):
         from ..metrics.coco import read_coco
@@ -329,7 +343,12 @@ def run(args: argparse.Namespace) -> int:
     predictions, references = loaded if loaded is not None else load_inputs(args, command)
     sources = load_sources(args, command, len(predictions))
     extra = {} if sources is None else {"sources": sources}
-    out = command.compute(predictions, references, config, args.per_segment, **extra)
+    output = getattr(args, "table_output", None)
+    out = command.compute(predictions, references, config, args.per_segment or bool(output), **extra)
+    if output:
+        from .tables import write_output
+
+        write_output(out, output)
     text = (format_json if args.json else format_human)(command, out, args.per_segment)
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -105,6 +105,19 @@ class Evaluation:
             "systems": {s: {m.label: self.scores[m.label][s].to_dict() for m in self.metrics} for s in self.systems},
         }
 
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame with one row per (system, metric): score, interval, paired test and signature; the
+        run's settings in ``df.attrs`` (see :mod:`nlgmetrics.tables`; needs the ``tables`` extra)."""
+        from ..tables import evaluation_to_pandas
+
+        return evaluation_to_pandas(self)
+
+    def to_arrow(self) -> Any:
+        """A pyarrow Table with the rows of :meth:`to_pandas`, the run's settings in the schema metadata."""
+        from ..tables import evaluation_to_arrow
+
+        return evaluation_to_arrow(self)
+
     def to_json(self, **kwargs: Any) -> str:
         """Deterministic JSON (the same bytes for any ``jobs``)."""
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=kwargs.pop("indent", 2), **kwargs)
@@ -253,7 +266,15 @@ def _reference_sources(references: Any, ref_field: str | None) -> list[Source]:
 def _source_column(sources: Any, field: str | None) -> Source:
     """The sources: a text file, a JSON Lines file (field ``source`` unless ``field`` says otherwise) or a list."""
     is_jsonl = isinstance(sources, (str, os.PathLike)) and os.fspath(sources).endswith(".jsonl")
+    # a table (a file or an object with named columns): the same default column name
+    is_jsonl = is_jsonl or _is_table(sources)
     return as_source(sources, field=field or ("source" if is_jsonl else None))
+
+
+def _is_table(value: Any) -> bool:
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value).endswith((".parquet", ".csv", ".tsv"))
+    return not isinstance(value, (list, tuple))
 
 
 def _looks_like_segments(values: Sequence[Any]) -> bool:

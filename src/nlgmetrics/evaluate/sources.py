@@ -108,9 +108,15 @@ class JsonlField(Source):
 
 
 def as_source(value: Any, *, field: str | None = None, allow_list: bool = False) -> Source:
-    """A :class:`Source` from a path (text, or JSON Lines with ``field``), a list, or a Source."""
+    """A :class:`Source` from a path (text, JSON Lines with ``field``, or a table), a list, a table, or a Source."""
     if isinstance(value, Source):
         return value
+    # tables (Parquet, CSV, DataFrames, datasets, lm-eval and lighteval logs): nlgmetrics.tables
+    from ..tables import evaluate_source
+
+    table = evaluate_source(value, field=field, allow_list=allow_list)
+    if table is not None:
+        return table  # type: ignore[no-any-return]
     if isinstance(value, (str, os.PathLike)):
         path = os.fspath(value)
         if field is not None or path.endswith(".jsonl"):
