@@ -733,27 +733,22 @@ def evaluate_source(value: Any, *, field: str | None = None, allow_list: bool = 
 
 
 def _column_source(values: list[Any], name: str, path: str | None, field: str, locate: Callable[[int], str]) -> Any:
-    return _source_class()(values=values, name=name, path=path, field=field, locator=locate)
+    return TableColumn(values=values, name=name, path=path, field=field, locator=locate)
 
 
-_SOURCE_CLASS: list[type] = []
+@dataclasses.dataclass
+class TableColumn:
+    """One column of a table, already read and checked: a :class:`~nlgmetrics.evaluate.sources.Source` (the
+    same interface: ``name``, iteration, ``locate``); ``path`` and ``field`` key evaluate's statistics cache."""
 
+    values: list[Any]
+    name: str
+    path: str | None = None
+    field: str = ""
+    locator: Callable[[int], str] | None = None
 
-def _source_class() -> type:
-    """The Source class of a table column (defined on first use: the evaluate package is imported only then)."""
-    if not _SOURCE_CLASS:
-        from .evaluate.sources import Memory
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.values)
 
-        @dataclasses.dataclass
-        class TableColumn(Memory):
-            """One column of a table, already read and checked; ``path`` and ``field`` key the statistics cache."""
-
-            path: str | None = None
-            field: str = ""
-            locator: Callable[[int], str] | None = None
-
-            def locate(self, index: int) -> str:
-                return self.locator(index) if self.locator is not None else super().locate(index)
-
-        _SOURCE_CLASS.append(TableColumn)
-    return _SOURCE_CLASS[0]
+    def locate(self, index: int) -> str:
+        return self.locator(index) if self.locator is not None else f"{self.name}[{index}]"

@@ -347,3 +347,13 @@ def test_lighteval_bad_input(tmp_path: Path) -> None:
     pq.write_table(pa.table(rows), tmp_path / "e.parquet")
     with pytest.raises(InvalidInputError, match=r"e\.parquet: row 0: doc\.gold_index 3 does not pick one of the 1"):
         read_lighteval(tmp_path / "e.parquet")
+
+
+def test_parquet_without_pyarrow_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pq.write_table(pa.table({"prediction": ["a"], "reference": ["a"]}), tmp_path / "d.parquet")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    with pytest.raises(MissingDependencyError, match=r"Arrow and Parquet needs .* pip install 'nlgmetrics\[tables\]'"):
+        read_table(tmp_path / "d.parquet")
+    # CSV needs neither pandas nor pyarrow
+    (tmp_path / "d.csv").write_text("prediction,reference\na,a\n", encoding="utf-8")
+    assert list(read_table(tmp_path / "d.csv")) == [["a"], [["a"]]]

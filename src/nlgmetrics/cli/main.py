@@ -193,9 +193,11 @@ def load_inputs(args: argparse.Namespace, command: Command) -> tuple[list[Any], 
     fmt = _format_of(args.pred, args.format)
     from .tables import table_inputs
 
-    table = table_inputs(args, command)  # Parquet, CSV, lm-eval samples, lighteval details
+    table = table_inputs(  # Parquet, CSV, lm-eval samples, lighteval details
+        args, lambda r: _read_column(r, "--ref", _format_of(r, args.format), ref_names, "--ref-field", ref_conv)
+    )
     if table is not None:
-        return table
+        return table[0], _combine(command, table[1])
 
     if command.coco_json and len(args.ref or ()) == 1 and _is_coco_json(args.pred, args.ref[0]):
         from ..metrics.coco import read_coco

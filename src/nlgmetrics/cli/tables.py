@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import Any
 
 from ..tables import (
@@ -90,19 +91,19 @@ def _table_column(path: str, fmt: str, names: list[str], option: str, field_opti
     return Column(f"{option} {path}", [convert(v, table, i, col) for i, v in enumerate(raw)], table.locate)
 
 
-def table_inputs(args: argparse.Namespace, command: Any) -> tuple[list[Any], list[Any]] | None:
-    """Predictions and references when ``--pred`` is a table or an eval log; ``None`` otherwise."""
+def table_inputs(
+    args: argparse.Namespace, read_other: Callable[[str], Column]
+) -> tuple[list[Any], list[Column]] | None:
+    """Predictions and the reference columns when ``--pred`` is a table or an eval log; ``None`` otherwise.
+    ``read_other`` reads a ``--ref`` that is not a table (text or JSON Lines) the usual way."""
     fmt = table_format(args.pred, args.format, args.pred_field)
     if fmt is None:
         return None
-    from .main import _combine, _format_of, _read_column, check_references
-
     if fmt in ("lm-eval", "lighteval"):
         if args.ref:
             raise CLIInputError(f"--pred {args.pred} ({fmt}) holds the references too; drop --ref")
         inputs = _read_log(args.pred, fmt, args)
-        refs = [Column(f"--pred {args.pred}", inputs.references, lambda i: f"{args.pred}: row {i}")]
-        return inputs.predictions, _combine(command, refs)
+        return inputs.predictions, [Column(f"--pred {args.pred}", inputs.references, lambda i: f"{args.pred}: row {i}")]
     pred_names = _names(args.pred_field, PREDICTION_COLUMNS)
     ref_names = _names(args.ref_field, REFERENCE_COLUMNS)
     pred = _table_column(args.pred, fmt, pred_names, "--pred", "--pred-field", reference=False)
@@ -110,9 +111,7 @@ def table_inputs(args: argparse.Namespace, command: Any) -> tuple[list[Any], lis
     for ref in args.ref or [args.pred]:
         ref_fmt = table_format(ref, args.format, args.ref_field) if ref != args.pred else fmt
         if ref_fmt is None:  # a text or JSON Lines file of references beside a table of predictions
-            column = _read_column(
-                ref, "--ref", _format_of(ref, args.format), ref_names, "--ref-field", check_references
-            )
+            column = read_other(ref)
         else:
             option = "--ref" if args.ref else "--pred"
             column = _table_column(ref, ref_fmt, ref_names, option, "--ref-field", reference=True)
@@ -121,7 +120,7 @@ def table_inputs(args: argparse.Namespace, command: Any) -> tuple[list[Any], lis
         columns.append(column)
     if not pred.values:
         raise CLIInputError(f"{pred.label} is empty: there is nothing to score")
-    return list(pred.values), _combine(command, columns)
+    return list(pred.values), columns
 
 
 def table_sources(args: argparse.Namespace, n: int) -> list[str] | None:
