@@ -622,13 +622,31 @@ def read_lm_eval(path: str | os.PathLike[str], *, filter: str | None = None) -> 
     return Inputs(preds, refs, ids=ids, name=path)
 
 
+def _read_lighteval_flat(table: _Table, path: str) -> Inputs:
+    """The flat details of lighteval 0.9 and earlier: ``predictions`` (a list, its first item the text) and
+    ``gold`` (the gold targets) per row."""
+    preds: list[str] = []
+    refs: list[list[str]] = []
+    for i, (pred, gold) in enumerate(zip(table.get("predictions"), table.get("gold"), strict=True)):
+        while isinstance(pred, (list, tuple)) and pred:
+            pred = pred[0]
+        if not isinstance(pred, str):
+            raise InvalidInputError(f"{table.locate(i)}: predictions holds no generated text (a generative task's)")
+        preds.append(pred)
+        refs.append(_reference(gold, table, i, "gold"))
+    if not preds:
+        raise InvalidInputError(f"{path}: no rows; there is nothing to score (an empty corpus)")
+    return Inputs(preds, refs, name=path)
+
+
 def _doc_key(doc_id: Any) -> tuple[int, Any]:
     return (0, doc_id) if isinstance(doc_id, int) else (1, str(doc_id))
 
 
 def read_lighteval(path: str | os.PathLike[str]) -> Inputs:
     """Predictions and references from a lighteval details file, ``details_<task>_<date>.parquet`` (written with
-    ``--save-details``; lighteval 0.10 and later: columns ``doc``, ``model_response``, ``metric``).
+    ``--save-details``; lighteval 0.10 and later: columns ``doc``, ``model_response``, ``metric``; the flat
+    ``predictions``/``gold`` columns of 0.9 and earlier are read too).
 
     The prediction is the model's final text (``model_response.text_post_processed`` when the task
     post-processes, else ``model_response.text``; the first of them), the references are the gold choices
@@ -636,6 +654,8 @@ def read_lighteval(path: str | os.PathLike[str]) -> Inputs:
     """
     path = os.fspath(path)
     table = _open_table(path)
+    if "doc" not in table.names and {"predictions", "gold"} <= set(table.names):
+        return _read_lighteval_flat(table, path)
     _, docs = table.column(["doc"], "documents (lighteval's doc)")
     _, responses = table.column(["model_response"], "model responses (lighteval's model_response)")
     preds: list[str] = []
@@ -676,7 +696,8 @@ def sniff(path: str) -> str | None:
         elif suffix == ".parquet":
             import pyarrow.parquet as pq
 
-            if {"doc", "model_response"} <= set(pq.read_schema(path).names):
+            names = set(pq.read_schema(path).names)
+            if {"doc", "model_response"} <= names or {"predictions", "gold", "full_prompt"} <= names:
                 return "lighteval"
     except (OSError, ValueError, ImportError):
         return None

@@ -124,6 +124,13 @@ def test_evaluate_python_api_takes_dataframes_and_columns() -> None:
     ev = evaluate(df, {"a": df["hyp"], "b": df["other"]}, ["chrf"], ref_field="refs", bootstrap=0, test=None)
     assert ev.scores["chrf"]["a"].score == nlgmetrics.chrf(PREDS, REFS).score
     assert ev.scores["chrf"]["b"].score == nlgmetrics.chrf(df["other"].tolist(), REFS).score
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.Dataset.from_pandas(df)
+    ev = evaluate(ds, {"a": ds}, ["chrf"], ref_field="refs", pred_field="hyp", bootstrap=0, test=None)
+    assert ev.scores["chrf"]["a"].score == nlgmetrics.chrf(PREDS, REFS).score
+    assert nlgmetrics.chrf(ds["hyp"], ds["refs"]).score == ev.scores["chrf"]["a"].score  # columns, as they are
+    with pytest.raises(nlgmetrics.InvalidInputError, match=r"Dataset: no column 'prediction' for the predictions"):
+        evaluate(ds, {"a": ds}, ["chrf"], ref_field="refs", bootstrap=0, test=None)
 
 
 # ---------------------------------------------------------------------------------------------- eval logs

@@ -357,3 +357,22 @@ def test_parquet_without_pyarrow_names_the_extra(monkeypatch: pytest.MonkeyPatch
     # CSV needs neither pandas nor pyarrow
     (tmp_path / "d.csv").write_text("prediction,reference\na,a\n", encoding="utf-8")
     assert list(read_table(tmp_path / "d.csv")) == [["a"], [["a"]]]
+
+
+def test_lighteval_09_flat_details(tmp_path: Path) -> None:
+    """lighteval 0.9 and earlier wrote flat columns (``Detail`` of its ``info_loggers.py``: ``example``,
+    ``full_prompt``, ``predictions``, ``gold``, ``metrics``, ...). This file is built from that schema, not written by
+    lighteval 0.9 itself."""
+    from nlgmetrics.tables import read_lighteval, sniff
+
+    rows = {
+        "example": ["Q: a?", "Q: b?"],
+        "full_prompt": ["Q: a?\nA:", "Q: b?\nA:"],
+        "predictions": [["Paris"], ["東京"]],
+        "gold": [["Paris"], ["東京", "東京都"]],
+        "metrics": [{"em": 1.0}, {"em": 1.0}],
+    }
+    pq.write_table(pa.table(rows), tmp_path / "details_old.parquet")
+    assert sniff(str(tmp_path / "details_old.parquet")) == "lighteval"
+    inputs = read_lighteval(tmp_path / "details_old.parquet")
+    assert list(inputs) == [["Paris", "東京"], [["Paris"], ["東京", "東京都"]]]
