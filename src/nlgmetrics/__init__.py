@@ -29,6 +29,11 @@ _OTHER_EXPORTS = {
     "NlgMetricsError": "nlgmetrics.errors",
     "UnknownOptionError": "nlgmetrics.errors",
     "Stats": "nlgmetrics.stats",
+    "Inputs": "nlgmetrics.tables",
+    "read_table": "nlgmetrics.tables",
+    "read_lm_eval": "nlgmetrics.tables",
+    "read_lighteval": "nlgmetrics.tables",
+    "write_table": "nlgmetrics.tables",
     "StatsBatch": "nlgmetrics.stats",
 }
 

@@ -33,6 +33,8 @@ def describe(value: object) -> str:
     """A short human description of a value's type, for error messages."""
     if value is None:
         return "None"
+    if isinstance(value, float) and value != value:
+        return "NaN (a missing value, e.g. an empty cell of a table)"
     if isinstance(value, (list, tuple)):
         return f"a {type(value).__name__} of {len(value)} item(s)"
     if isinstance(value, bytes):
@@ -155,6 +157,8 @@ def check_references(
     starts = np.empty(len(values), dtype=np.int64)
     for i, r in enumerate(values):
         starts[i] = len(flat)
+        if isinstance(r, np.ndarray):
+            r = r.tolist()  # a list cell of a DataFrame read from Parquet
         if isinstance(r, str):
             flat.append(str(r))
             continue

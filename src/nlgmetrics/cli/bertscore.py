@@ -200,7 +200,7 @@ class BERTScoreBaselineCommand(Command):
         import sys
 
         from .io import CLIInputError, read_lines
-        from .main import format_human, format_json
+        from .output import format_human, format_json
 
         options = {opt.name: getattr(args, f"opt_{opt.name}") for opt in self.options}
         config = self.configure(None, options)  # a bad option fails before the corpus is read

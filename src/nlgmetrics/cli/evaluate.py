@@ -104,7 +104,12 @@ class EvaluateCommand(Command):
         )
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
-        out.add_argument("--output", metavar="FILE", help="also write the JSON result to FILE")
+        out.add_argument(
+            "--output",
+            metavar="FILE",
+            help="also write the result to FILE: a table (one row per system and metric) for .parquet, .csv or "
+            ".jsonl, the JSON result otherwise",
+        )
         out.add_argument("--report", metavar="FILE", help="write a self-contained HTML report")
         out.add_argument(
             "--worst", type=_non_negative, metavar="K", help="worst segments per system in the report (default: 5)"
@@ -182,7 +187,11 @@ class EvaluateCommand(Command):
             progress=not args.quiet and sys.stderr.isatty(),
         )
         text = ev.to_json()
-        if output:
+        from ..tables import is_table_path, write_table
+
+        if output and is_table_path(output):
+            write_table(ev, output)
+        elif output:
             write_text(output, text + "\n", "--output")
         if report:
             write_report(

@@ -172,7 +172,7 @@ class PerplexityCommand(FamilyCommand):
         out.add_argument("--per-segment", action="store_true", help="also print the perplexity of every sequence")
 
     def run(self, args: argparse.Namespace) -> int:
-        from .main import format_human, format_json
+        from .output import format_human, format_json
 
         options: dict[str, Any] = {}
         for opt in self.all_options():

@@ -15,7 +15,6 @@ usage: nlgmetrics nls...
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import typing
@@ -38,20 +37,22 @@ from .io import (
     read_lines,
     read_text,
 )
-from .registry import COMMANDS, Command, Outcome
+from .output import format_human, format_json
+from .registry import COMMANDS, Command
 
 __all__ = ["build_parser", "main"]
 
 PRED_FIELD = "prediction"
 SRC_FIELD = "source"
 REF_FIELDS = ("references", "reference")
-FORMATS = ("auto", "text", "jsonl", "docvqa")
+FORMATS = ("auto", "text", "jsonl", "parquet", "csv", "lm-eval", "lighteval", "docvqa")
 
 _EPILOG = """\
 input: plain text has one segment per line (UTF-8; empty lines are empty segments, never skipped). Files ending
 in .jsonl (or --format jsonl) are JSON Lines: --pred-field and --ref-field pick the fields (defaults: "prediction";
 "references" or "reference"), and a reference may be a list of strings. Give --ref several times for several
-references per segment. Exit status 2 on bad input.
+references per segment. Tables (.parquet, .csv, .tsv) are read the same way, by column; lm-eval samples_*.jsonl and
+lighteval details_*.parquet files are recognised by their content. Exit status 2 on bad input.
 """
 
 
@@ -137,6 +138,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
     out = parser.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     out.add_argument("--per-segment", action="store_true", help="also print the score of every segment")
+    from .tables import add_output_argument
+
+    add_output_argument(parser, out)
     parser.set_defaults(command=command)
 
 
@@ -166,6 +170,11 @@ def load_sources(args: argparse.Namespace, command: Command, n: int) -> list[str
     ``--pred`` file."""
     if not command.uses_sources:
         return None
+    from .tables import table_sources
+
+    table = table_sources(args, n)  # from a table's column
+    if table is not None:
+        return table
     names = [args.src_field] if args.src_field else [SRC_FIELD]
     if args.src:
         column = _read_column(args.src, "--src", _format_of(args.src, args.format), names, "--src-field", check_text)
@@ -192,6 +201,13 @@ def load_columns(args: argparse.Namespace, command: Command) -> tuple[Column, li
     pred_names = [args.pred_field] if args.pred_field else [PRED_FIELD]
     ref_names = [args.ref_field] if args.ref_field else list(REF_FIELDS)
     fmt = _format_of(args.pred, args.format)
+    from .tables import table_inputs
+
+    table = table_inputs(  # Parquet, CSV, lm-eval samples, lighteval details
+        args, lambda r: _read_column(r, "--ref", _format_of(r, args.format), ref_names, "--ref-field", ref_conv)
+    )
+    if table is not None:
+        return table
     pred_option = command.input_option
 
     if command.coco_json and len(args.ref or ()) == 1 and _is_coco_json(args.pred, args.ref[0]):
@@ -271,65 +287,6 @@ def _combine(command: Command, columns: list[Column]) -> list[Any]:
 
 
 # ------------------------------------------------------------------------------------------------------ output
-def _fmt(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    if isinstance(value, float):
-        return f"{value:.5f}"
-    if isinstance(value, (dict, list, tuple)):
-        return json.dumps(value, ensure_ascii=False, default=_json_default)
-    return str(value)
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "tolist"):  # numpy scalars and arrays
-        return value.tolist()
-    if isinstance(value, (set, frozenset)):
-        return sorted(value)
-    raise TypeError(f"cannot write {type(value).__name__} as JSON")
-
-
-def format_human(command: Command, out: Outcome, per_segment: bool) -> str:
-    """The text output: the headline value(s) with the signature (once), the diagnostics on one line, and with
-    ``--explain`` the explanation in place of the diagnostics it spells out."""
-    lines = []
-    segments = out.segments if per_segment else None
-    heads = command.headlines(out)
-    several = len(heads) > 1
-    for _, label, value in heads:
-        sig = "" if several else f" ({out.signature})"
-        if isinstance(value, (list, tuple)):  # reduction "none": the score is per segment
-            lines.append(f"{label}: {len(value)} per-segment scores (reduction: none){sig}")
-            segments = list(value)
-        elif isinstance(value, str):  # a result that is a file written (a baseline)
-            lines.append(f"{label} {value}{sig}")
-        else:
-            lines.append(f"{label} = {_fmt(value)}{sig}")
-    if several:
-        lines.append(f"signature: {out.signature}")
-    shown = {k: v for k, v in out.diagnostics.items() if v is not None}
-    explanation = shown.pop("explanation", None)
-    if explanation is not None:  # it spells out the counts, the smoothing and the reason: say them once
-        shown = {k: v for k, v in shown.items() if k.startswith("confidence")}
-    if shown:
-        lines.append(", ".join(f"{k}: {_fmt(v)}" for k, v in shown.items()))
-    if explanation is not None:
-        lines.append(str(explanation).strip("\n"))
-    if segments is not None:
-        lines.extend(f"{i}\t{_fmt(v)}" for i, v in enumerate(segments, 1))
-    return "\n".join(lines) + "\n"
-
-
-def format_json(command: Command, out: Outcome, per_segment: bool) -> str:
-    obj: dict[str, Any] = {key: value for key, _, value in command.headlines(out)}
-    obj.update(signature=out.signature, settings=out.settings)
-    for k, v in out.diagnostics.items():
-        obj.setdefault(k, v)
-    if per_segment:
-        obj["segments"] = out.segments
-    return json.dumps(obj, ensure_ascii=False, default=_json_default) + "\n"
-
-
 # ------------------------------------------------------------------------------------------------------ main
 def run(args: argparse.Namespace) -> int:
     command: Command = args.command
@@ -354,11 +311,16 @@ def run(args: argparse.Namespace) -> int:
         where = {"predictions": pred.locate, "references": ref_columns[0].locate if len(ref_columns) == 1 else None}
     sources = load_sources(args, command, len(predictions))
     extra = {} if sources is None else {"sources": sources}
+    output = getattr(args, "table_output", None)
     try:
-        out = command.compute(predictions, references, config, args.per_segment, **extra)
+        out = command.compute(predictions, references, config, args.per_segment or bool(output), **extra)
     except InvalidInputError as err:
         # the kernel names predictions[i]: name the file and the line instead
         raise InvalidInputError(relocate(str(err), where)) from None
+    if output:
+        from .tables import write_output
+
+        write_output(out, output)
     text = (format_json if args.json else format_human)(command, out, args.per_segment)
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -107,6 +107,19 @@ class Evaluation:
             "systems": {s: {m.label: self.scores[m.label][s].to_dict() for m in self.metrics} for s in self.systems},
         }
 
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame with one row per (system, metric): score, interval, paired test and signature; the
+        run's settings in ``df.attrs`` (see :mod:`nlgmetrics.tables`; needs the ``tables`` extra)."""
+        from ..tables import evaluation_to_pandas
+
+        return evaluation_to_pandas(self)
+
+    def to_arrow(self) -> Any:
+        """A pyarrow Table with the rows of :meth:`to_pandas`, the run's settings in the schema metadata."""
+        from ..tables import evaluation_to_arrow
+
+        return evaluation_to_arrow(self)
+
     def to_json(self, **kwargs: Any) -> str:
         """Deterministic JSON (the same bytes for any ``jobs``)."""
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=kwargs.pop("indent", 2), **kwargs)
@@ -262,9 +275,14 @@ def _reference_sources(references: Any, ref_field: str | None) -> list[Source]:
     if isinstance(references, (str, os.PathLike, Source)):
         return [open_source(references, field=ref_field, allow_list=True, option="references")]
     if isinstance(references, (list, tuple)):
-        if references and all(isinstance(r, (str, os.PathLike, Source)) for r in references):
-            out = []
+        from ..tables import TableColumn
+
+        if references and all(isinstance(r, (str, os.PathLike, Source, TableColumn)) for r in references):
+            out: list[Source] = []
             for i, r in enumerate(references):
+                if isinstance(r, TableColumn):  # read already (the command line's tables)
+                    out.append(r)  # type: ignore[arg-type]
+                    continue
                 try:
                     out.append(open_source(r, field=ref_field, allow_list=True, option=f"references[{i}]"))
                 except InvalidInputError as err:
@@ -276,15 +294,30 @@ def _reference_sources(references: Any, ref_field: str | None) -> list[Source]:
                     raise
             return out
         return [Memory(references)]
+    table = _table_source(references, ref_field, allow_list=True)
+    if table is not None:
+        return [table]
     raise InvalidInputError(
         f"references: expected a file path, a list of file paths or Texts([...]), got {type(references).__name__}"
     )
+
+
+def _table_source(value: Any, field: str | None, *, allow_list: bool) -> Source | None:
+    """A DataFrame, Arrow table, ``datasets.Dataset`` or one of their columns (:mod:`nlgmetrics.tables`)."""
+    from ..tables import TableColumn, evaluate_source
+
+    if isinstance(value, TableColumn):  # read already (the command line's tables)
+        return value  # type: ignore[return-value]
+    return evaluate_source(value, field=field, allow_list=allow_list)  # type: ignore[no-any-return]
 
 
 def _system_source(name: str, value: Any, pred_field: str | None) -> Source:
     """A system: a path (always a file name, never the text) or a Source, or its predictions in a list."""
     if isinstance(value, (str, os.PathLike, Source, list, tuple)):
         return open_source(value, field=pred_field, option=f"systems[{name!r}]")
+    table = _table_source(value, pred_field, allow_list=False)
+    if table is not None:
+        return table
     raise InvalidInputError(
         f"systems[{name!r}]: expected a file path or a list of predictions, got {type(value).__name__}"
     )
@@ -293,7 +326,15 @@ def _system_source(name: str, value: Any, pred_field: str | None) -> Source:
 def _source_column(sources: Any, field: str | None) -> Source:
     """The sources: a text file, a JSON Lines file (field ``source`` unless ``field`` says otherwise) or a list."""
     is_jsonl = isinstance(sources, (str, os.PathLike)) and os.fspath(sources).endswith(".jsonl")
+    # a table (a file or an object with named columns): the same default column name
+    is_jsonl = is_jsonl or _is_table(sources)
     return open_source(sources, field=field or ("source" if is_jsonl else None), option="sources")
+
+
+def _is_table(value: Any) -> bool:
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value).endswith((".parquet", ".csv", ".tsv"))
+    return not isinstance(value, (list, tuple))
 
 
 def _locate_error(message: str, offset: int, refs: Sequence[Source], srcs: Sequence[Source], system: Source) -> str:

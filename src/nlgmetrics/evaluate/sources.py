@@ -120,6 +120,12 @@ def open_source(
     to a temporary file once, here. ``option`` names the input in messages (``--ref``, ``--sys NAME``)."""
     if isinstance(value, Source):
         return value
+    # tables (Parquet, CSV, DataFrames, datasets, lm-eval and lighteval logs): nlgmetrics.tables
+    from ..tables import evaluate_source
+
+    table = evaluate_source(value, field=field, allow_list=allow_list)
+    if table is not None:
+        return table  # type: ignore[no-any-return]
     if isinstance(value, (str, os.PathLike)):
         given = os.fspath(value)
         path = check_input(given, option or "input")

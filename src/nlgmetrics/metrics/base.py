@@ -90,6 +90,21 @@ class Result:
             out[f.name] = v
         return out
 
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame with one row per segment (compute with ``segments=True``): a ``segment`` column and
+        the per-segment scores; the signature, the settings it spells out and the corpus result in ``df.attrs``.
+        Needs the ``tables`` extra (see :mod:`nlgmetrics.tables`)."""
+        from ..tables import result_to_pandas
+
+        return result_to_pandas(self)
+
+    def to_arrow(self) -> Any:
+        """A pyarrow Table with one row per segment, the signature and settings in the schema metadata (see
+        :meth:`to_pandas`)."""
+        from ..tables import result_to_arrow
+
+        return result_to_arrow(self)
+
 
 @dataclasses.dataclass(frozen=True)
 class Family(Generic[C, S, R]):
