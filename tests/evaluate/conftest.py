@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 
 import pytest
 
@@ -14,6 +15,8 @@ def spark():
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("pyspark needs Java 17, which is not installed")
     from pyspark.sql import SparkSession
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers import nlgmetrics from this environment
 
     session = (
         SparkSession.builder.master("local[2]")
