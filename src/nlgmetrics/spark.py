@@ -14,10 +14,11 @@ Needs the ``[spark]`` extra (``pip install 'nlgmetrics[spark]'``: pyspark with p
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import MissingDependencyError
+from .errors import InvalidInputError, MissingDependencyError
 from .evaluate import partials
 from .metrics.catalog import get_family
 from .stats import Stats
@@ -25,6 +26,7 @@ from .stats import Stats
 __all__ = ["score_dataframe", "stats_of_dataframe"]
 
 _SCHEMA = "part long, stats binary, segments binary"
+_INVALID = re.compile(r"InvalidInputError: (.+)")
 
 
 def _require_spark() -> Any:
@@ -133,7 +135,13 @@ def _collect(
             grouped = rows.withColumn("group", sf.floor(sf.col("part") / fan_in)).groupBy("group")
             rows = grouped.applyInPandas(_combine(metric, preset, options), _SCHEMA)
             n = math.ceil(n / fan_in)
-    collected = sorted(rows.collect(), key=lambda r: r["part"])
+    try:
+        collected = sorted(rows.collect(), key=lambda r: r["part"])
+    except Exception as err:  # a worker's InvalidInputError reaches the driver as text in a PythonException
+        found = _INVALID.search(str(err))
+        if found is None:
+            raise
+        raise InvalidInputError(found.group(1)) from err
     total = partials.ordered_sum(family, config, [partials.decode_total(family, bytes(r["stats"])) for r in collected])
     batches = [partials.decode_batch(family, bytes(r["segments"])) for r in collected] if segments else None
     return total, batches

@@ -4,6 +4,7 @@ included)."""
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import pytest
@@ -24,7 +25,7 @@ def _engine(name, preds, refs, sources, options, cuts, *, segments=True, fan_in=
     config = family.make_config(**options)
     bounds = [0, *cuts, len(preds)]
     totals, batches = [], []
-    for lo, hi in zip(bounds, bounds[1:], strict=False):
+    for lo, hi in itertools.pairwise(bounds):
         src = None if sources is None else sources[lo:hi]
         batch = partials.partition_batch(family, config, preds[lo:hi], refs[lo:hi], src)
         totals.append(partials.decode_total(family, partials.encode_total(batch.exact_total())))

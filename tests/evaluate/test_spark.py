@@ -85,3 +85,7 @@ def test_bad_input(spark):
         score_dataframe(frame, "wer")
     with pytest.raises(InvalidInputError, match="unknown option"):
         score_dataframe(frame, "wer", prediction="hyp", references="ref", colour="red")
+    with pytest.raises(InvalidInputError, match=r"^Spark partition \d+, rows from 0: references\[0\] is None"):
+        score_dataframe(
+            spark.createDataFrame([("a", None)], "hyp string, ref string"), "wer", prediction="hyp", references="ref"
+        )

@@ -35,12 +35,12 @@ from ..metrics.base import Family
 from ..stats import CarriedColumn, Stats, StatsBatch
 
 __all__ = [
+    "check_columns",
     "decode_batch",
     "decode_total",
     "encode_batch",
     "encode_total",
     "finish",
-    "check_columns",
     "ordered_sum",
     "partition_batch",
     "partition_total",
