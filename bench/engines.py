@@ -21,7 +21,6 @@ import sys
 import time
 
 from _common import SHARED_DATA, fmt_time, interleaved, machine, table
-
 from nlgmetrics.evaluate import partials
 from nlgmetrics.metrics.catalog import get_family
 
