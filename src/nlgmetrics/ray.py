@@ -170,7 +170,7 @@ def score_dataset(
     ``prediction``, ``references`` and ``sources`` name the columns (references: a string or a list of strings per
     row; sources only for families that take them). ``batch_size`` is the rows per kernel call (``None``: one
     call per block). ``segments=True`` adds the per-segment scores in input order (their statistics come to the
-    driver: see docs/evaluate.md). ``fan_in`` is the number of statistics rows one step of the aggregate sums.
+    driver: see docs/engines.md). ``fan_in`` is the number of statistics rows one step of the aggregate sums.
     Other keywords are the family's options, as in ``nlgmetrics.<metric>(...)``.
     """
     family = get_family(metric)

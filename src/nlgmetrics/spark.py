@@ -189,7 +189,7 @@ def score_dataframe(
 
     ``prediction``, ``references`` and ``sources`` name the columns (references: a string or an array of strings
     per row; sources only for families that take them). ``segments=True`` adds the per-segment scores, in
-    partition order (their statistics come to the driver: see docs/evaluate.md for the memory this takes).
+    partition order (their statistics come to the driver: see docs/engines.md for the memory this takes).
     ``fan_in`` is the number of partition rows one step of the tree aggregate sums. Other keywords are the
     family's options, as in ``nlgmetrics.<metric>(...)``.
     """
