@@ -171,7 +171,9 @@ class TokenFamily(Family[Any, Any, Any]):
         *,
         allow_empty: bool = False,
         sources: Any = None,
+        **inputs: Any,
     ) -> StatsBatch[Any]:
+        self.check_inputs(inputs)
         self.check_sources(sources, 0)
         hyps, refs = tokenised_pairs(predictions, references, config.tokenizer, allow_empty=allow_empty)
         if not hyps:

@@ -378,7 +378,9 @@ class _StructuredFamily(Family[ANLSStarConfig, ANLSStarStats, ANLSStarResult]):
         *,
         allow_empty: bool = False,
         sources: Any = None,
+        **inputs: Any,
     ) -> StatsBatch[ANLSStarStats]:
+        self.check_inputs(inputs)
         self.check_sources(sources, 0)
         preds, refs = check_structured_pairs(predictions, references, allow_empty=allow_empty, config=config)
         if not preds:

@@ -116,6 +116,10 @@ class Family(Generic[C, S, R]):
     #: Whether each segment also has a *source* (the input the prediction was made from; SARI needs it). The
     #: kernel is then called as ``kernel(predictions, references, config, sources=[...])``.
     uses_sources: bool = False
+    #: Names of further per-segment inputs, given by keyword to every interface and passed to the kernel as
+    #: keywords when given (perplexity's ``num_bytes``, SQuAD's ``na_probs``); any other keyword is an error
+    #: naming these.
+    inputs: tuple[str, ...] = ()
     #: A small valid input, ``{"predictions": ..., "references": ..., "sources": ..., "options": {...}}``: the
     #: catalogue's interface tests run every interface on it (default: two short English segments).
     example: Mapping[str, Any] | None = None
@@ -161,9 +165,17 @@ class Family(Generic[C, S, R]):
 
     # ----------------------------------------------------------------- statistics
     def batch_stats(
-        self, predictions: Any, references: Any, config: C, *, allow_empty: bool = False, sources: Any = None
+        self,
+        predictions: Any,
+        references: Any,
+        config: C,
+        *,
+        allow_empty: bool = False,
+        sources: Any = None,
+        **inputs: Any,
     ) -> StatsBatch[S]:
         """Check the input, then run the kernel: per-segment statistics of a batch."""
+        extra = self.check_inputs(inputs)
         preds, refs = check_pairs(
             predictions, references, allow_empty=allow_empty, single_reference=self.single_reference
         )
@@ -171,8 +183,16 @@ class Family(Generic[C, S, R]):
         if not preds:
             return self.empty_batch(config)
         if srcs is not None:
-            return self.kernel(preds, refs, config, sources=srcs)  # type: ignore[call-arg]
-        return self.kernel(preds, refs, config)
+            extra["sources"] = srcs
+        return self.kernel(preds, refs, config, **extra)
+
+    def check_inputs(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        """The further inputs that were given (``None`` is not given); raise naming the valid ones for others."""
+        unknown = sorted(set(inputs) - set(self.inputs))
+        if unknown:
+            valid = ", ".join(self.inputs) if self.inputs else "none (only predictions and references)"
+            raise InvalidInputError(f"{self.name} takes no {', '.join(unknown)}; its further inputs are: {valid}")
+        return {k: v for k, v in inputs.items() if v is not None}
 
     def check_sources(self, sources: Any, n: int) -> list[str] | None:
         """The sources as a list of strings (one per prediction), or ``None`` for a family without sources."""
@@ -221,10 +241,17 @@ class Family(Generic[C, S, R]):
         return getattr(config, "reduction", None) == "none"
 
     def compute(
-        self, predictions: Any, references: Any, config: C, *, segments: bool = False, sources: Any = None
+        self,
+        predictions: Any,
+        references: Any,
+        config: C,
+        *,
+        segments: bool = False,
+        sources: Any = None,
+        **inputs: Any,
     ) -> R:
         """The functional API: statistics of the whole corpus, then the formula."""
-        batch = self.batch_stats(predictions, references, config, sources=sources)
+        batch = self.batch_stats(predictions, references, config, sources=sources, **inputs)
         keep = segments or self.needs_segments(config)
         return self.finalize(batch.total(), config, batch if keep else None)
 

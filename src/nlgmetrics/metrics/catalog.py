@@ -168,6 +168,13 @@ CATALOG: dict[str, Entry] = {
         "normalised Levenshtein similarity, 1 - lev / max(len)",
         cli="nlgmetrics.cli.basic:NLS_COMMAND",
     ),
+    "perplexity": _E(
+        "nlgmetrics.metrics.perplexity:PERPLEXITY",
+        ("perplexity",),
+        "Perplexity",
+        "perplexity and bits per byte from logits and targets or per-token log-probabilities, torchmetrics' numbers",
+        cli="nlgmetrics.cli.lm:PERPLEXITY_COMMAND",
+    ),
     "ribes": _E(
         "nlgmetrics.metrics.ribes:RIBES",
         ("ribes", "sentence_ribes"),
@@ -180,6 +187,13 @@ CATALOG: dict[str, Entry] = {
         "ROUGE",
         "ROUGE-N/L/Lsum/W/S/SU: rouge-score 0.1.2 or ROUGE-1.5.5",
         cli="nlgmetrics.cli.rouge:ROUGE_COMMAND",
+    ),
+    "sari": _E(
+        "nlgmetrics.metrics.sari:SARI",
+        ("sari",),
+        "SARI",
+        "SARI for text simplification (sources, predictions, references), HF evaluate's numbers",
+        label="SARI",
     ),
     "squad": _E(
         "nlgmetrics.metrics.squad:SQUAD",

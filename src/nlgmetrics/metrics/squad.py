@@ -558,8 +558,9 @@ class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
         *,
         allow_empty: bool = False,
         sources: Any = None,
-        na_probs: Any = None,
+        **inputs: Any,
     ) -> StatsBatch[SquadStats]:
+        na_probs = self.check_inputs(inputs).get("na_probs")
         self.check_sources(sources, 0)
         preds, refs, probs = check_qa_input(predictions, references, config, na_probs, allow_empty=allow_empty)
         if not preds:
@@ -602,9 +603,9 @@ class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
         *,
         segments: bool = False,
         sources: Any = None,
-        na_probs: Any = None,
+        **inputs: Any,
     ) -> SquadResult:
-        batch = self.batch_stats(predictions, references, config, sources=sources, na_probs=na_probs)
+        batch = self.batch_stats(predictions, references, config, sources=sources, **inputs)
         keep = segments or self.needs_segments(config)
         result = self.finalize(batch.total(), config, batch if keep else None)
         return result if segments else dataclasses.replace(result, segments=None)
@@ -620,6 +621,7 @@ SQUAD = SquadFamily(
     presets={name: {"convention": name} for name in CONVENTIONS},
     default_preset="squad-v1",
     vectorized=True,
+    inputs=("na_probs",),
     example={
         "predictions": ["Denver Broncos", "1976"],
         "references": [["Denver Broncos", "The Denver Broncos"], ["in 1976", "1976"]],

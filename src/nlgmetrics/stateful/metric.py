@@ -43,10 +43,13 @@ class Metric(Generic[C, S, R]):
         self._total: S = self.family.zero(self.config)
         self._segments: list[StatsBatch[S]] = []
 
-    def update(self, predictions: Any, references: Any, *, sources: Any = None) -> None:
+    def update(self, predictions: Any, references: Any = None, *, sources: Any = None, **inputs: Any) -> None:
         """Add the statistics of a batch. An empty batch is allowed and changes nothing. ``sources`` only for a
-        family that has them (SARI)."""
-        batch = self.family.batch_stats(predictions, references, self.config, allow_empty=True, sources=sources)
+        family that has them (SARI), further keyword inputs only for a family that declares them (perplexity's
+        ``num_bytes``, SQuAD's ``na_probs``)."""
+        batch = self.family.batch_stats(
+            predictions, references, self.config, allow_empty=True, sources=sources, **inputs
+        )
         self._add_batch(batch)
 
     def _add_batch(self, batch: StatsBatch[S]) -> None:
@@ -56,9 +59,11 @@ class Metric(Generic[C, S, R]):
         if self.keep_segments:
             self._segments.append(batch)
 
-    def forward(self, predictions: Any, references: Any, *, sources: Any = None) -> R:
+    def forward(self, predictions: Any, references: Any = None, *, sources: Any = None, **inputs: Any) -> R:
         """Update with a batch and return that batch's own result (torchmetrics' ``forward`` semantics)."""
-        batch = self.family.batch_stats(predictions, references, self.config, allow_empty=True, sources=sources)
+        batch = self.family.batch_stats(
+            predictions, references, self.config, allow_empty=True, sources=sources, **inputs
+        )
         self._add_batch(batch)
         return self.family.finalize(batch.total(), self.config, batch if self.keep_segments else None)
 

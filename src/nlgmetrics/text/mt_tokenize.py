@@ -60,6 +60,23 @@ class MTTokenizer:
     def batch(self, lines: Sequence[str]) -> list[list[str]]:
         return [self(line) for line in lines]
 
+    def joined(self, lines: Sequence[str]) -> str:
+        """The tokenized lines joined with ``"\\n"``, tokens separated by whitespace: ``batch`` without building
+        one list per line (``joined(lines).split("\\n")[i].split() == batch(lines)[i]``), for a caller that takes
+        every token of a corpus at once."""
+        return "\n".join(" ".join(tokens) for tokens in self.batch(lines))
+
+    def _joined_plain(self, plain: list[str]) -> str:
+        """``joined`` of lines none of which holds a ``"\\n"`` (the fast path of the subclasses)."""
+        raise NotImplementedError
+
+    def _joined_fast(self, lines: Sequence[str]) -> str:
+        if not lines:
+            return ""
+        if any("\n" in line for line in lines):
+            return MTTokenizer.joined(self, lines)
+        return self._joined_plain(list(lines))
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -99,26 +116,26 @@ def _isolate(text: str, positions: list[int]) -> str:
     return "".join(parts)
 
 
-def _step_after_non_digit(text: str) -> str:
+def _step_after_non_digit(text: str, digits: frozenset[str] = _DIGITS_NL) -> str:
     # ([^0-9\n])([\.,]) -> \1 \2 : the match at (i - 1, i) needs i - 1 not consumed by the previous match
     hits = []
     pos = 0
     for m in _PERIOD_COMMA.finditer(text):
         i = m.start()
-        if i - 1 >= pos and text[i - 1] not in _DIGITS_NL:
+        if i - 1 >= pos and text[i - 1] not in digits:
             hits.append(i)
             pos = i + 1
     return _isolate(text, hits)
 
 
-def _step_before_non_digit(text: str) -> str:
+def _step_before_non_digit(text: str, digits: frozenset[str] = _DIGITS_NL) -> str:
     # ([\.,])([^0-9\n]) -> " \1 \2": the match at (i, i + 1) consumes the following character
     hits = []
     pos = 0
     n = len(text)
     for m in _PERIOD_COMMA.finditer(text):
         i = m.start()
-        if i >= pos and i + 1 < n and text[i + 1] not in _DIGITS_NL:
+        if i >= pos and i + 1 < n and text[i + 1] not in digits:
             hits.append(i)
             pos = i + 2
     return _isolate(text, hits)
@@ -136,9 +153,79 @@ def _step_dash_after_digit(text: str) -> str:
     return _isolate(text, hits)
 
 
-def _regexp_steps(text: str) -> str:
+#: From this many characters on, steps 2-4 run vectorised (:func:`_steps_2_to_4_numpy`); below, numpy's fixed
+#: costs outweigh the loops.
+_NUMPY_FROM = 4096
+
+
+def _steps_2_to_4_numpy(text: str, digits: frozenset[str] = _DIGITS_NL) -> str:
+    """Steps 2-4 at once, with numpy, on a text step 1 has been applied to: the same tokens as
+    ``_step_dash_after_digit(_step_before_non_digit(_step_after_non_digit(text)))`` (only the number of spaces
+    between tokens may differ).
+
+    A period or comma with no period or comma next to it ends up between spaces exactly when it is not between two
+    digits ("\\n" counts as a digit unless ``digits`` says otherwise: a batch's line separator must never take part
+    in a match): step 2 isolates it when the character before is no digit, and then step 3 always does too;
+    otherwise step 3 isolates it when the character after is no digit. A run of adjacent periods and commas (rare:
+    "...", "1.,") is replayed with steps 2 and 3 on a window of the run and its two neighbours (matches never reach
+    past them), and the spaces they insert are read back. Step 4 then isolates a dash after a digit: an isolated
+    period or comma never leaves a digit before a dash, so the digits of the original text decide."""
+    import numpy as np
+
+    cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    n = len(cp)
+    digit = (cp >= 48) & (cp <= 57)
+    digit_nl = digit | (cp == 10) if "\n" in digits else digit
+    is_pc = (cp == 46) | (cp == 44)
+    pc = np.flatnonzero(is_pc)
+    before = np.zeros(len(pc), dtype=bool)  # the neighbour exists and is no digit
+    after = np.zeros(len(pc), dtype=bool)
+    run = np.zeros(len(pc), dtype=bool)
+    has = pc > 0
+    before[has] = ~digit_nl[pc[has] - 1]
+    run[has] = is_pc[pc[has] - 1]
+    has = pc < n - 1
+    after[has] = ~digit_nl[pc[has] + 1]
+    run[has] |= is_pc[pc[has] + 1]
+    single = pc[~run & (before | after)]
+    dash = np.flatnonzero(cp == 45)
+    dash = dash[(dash > 0) & digit[np.maximum(dash - 1, 0)]]
+    spaces = [single, single + 1, dash, dash + 1]
+    if run.any():
+        spaces.append(np.asarray(_run_spaces(text, pc[run].tolist(), digits), dtype=np.int64))
+    at = np.sort(np.concatenate(spaces))
+    return np.insert(cp, at, 32).tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def _run_spaces(text: str, members: list[int], digits: frozenset[str]) -> list[int]:
+    """Where steps 2 and 3 insert spaces (before which character of ``text``) around the runs of adjacent periods
+    and commas whose positions are ``members``. Each run is replayed on a window with its two neighbours; a space
+    that could be the window's own (next to an original space) is read as the original, which changes no token."""
+    out: list[int] = []
+    i = 0
+    while i < len(members):
+        j = i
+        while j + 1 < len(members) and members[j + 1] == members[j] + 1:
+            j += 1
+        lo, hi = max(members[i] - 1, 0), min(members[j] + 2, len(text))
+        k = lo
+        for ch in _step_before_non_digit(_step_after_non_digit(text[lo:hi], digits), digits):
+            if k < hi and ch == text[k]:
+                k += 1
+            else:  # only spaces are ever inserted
+                out.append(k)
+        i = j + 1
+    return out
+
+
+def _regexp_steps(text: str, digits: frozenset[str] = _DIGITS_NL) -> str:
+    """Steps 1-4 of sacrebleu's ``TokenizerRegexp``. ``digits``: the characters ``[^0-9]`` must not match; with
+    the default, "\\n" (the line separator of a joined batch) never takes part in a match. A single line that
+    holds a "\\n" of its own passes ``_DIGITS``, as sacrebleu's ``[^0-9]`` matches it."""
     text = " ".join(_PUNCT_13A.split(text))
-    return _step_dash_after_digit(_step_before_non_digit(_step_after_non_digit(text)))
+    if len(text) >= _NUMPY_FROM:
+        return _steps_2_to_4_numpy(text, digits)
+    return _step_dash_after_digit(_step_before_non_digit(_step_after_non_digit(text, digits), digits))
 
 
 def _split_lines(text: str) -> list[list[str]]:
@@ -178,16 +265,18 @@ class Tokenizer13a(MTTokenizer):
     def text(self, line: str) -> str:
         return " ".join(_regexp_steps(f" {_unescape_13a(line)} ").split())
 
-    def batch(self, lines: Sequence[str]) -> list[list[str]]:
-        def many(plain: list[str]) -> list[list[str]]:
-            # the language-independent replacements never involve "\n", so they run on the joined text too
-            text = " \n ".join(plain)
-            text = text.replace("<skipped>", "")
-            if "&" in text:
-                text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-            return _split_lines(_regexp_steps(f" {text} "))
+    def _joined_plain(self, plain: list[str]) -> str:
+        # the language-independent replacements never involve "\n", so they run on the joined text too
+        text = " \n ".join(plain)
+        text = text.replace("<skipped>", "")
+        if "&" in text:
+            text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        return _regexp_steps(f" {text} ")
 
-        return _by_lines(lines, self, many)
+    def batch(self, lines: Sequence[str]) -> list[list[str]]:
+        return _by_lines(lines, self, lambda plain: _split_lines(self._joined_plain(plain)))
+
+    joined = MTTokenizer._joined_fast
 
 
 # sacrebleu's ``TokenizerZh`` tests characters against a table of ranges written as Python strings. Two of them,
@@ -239,14 +328,17 @@ class ZhTokenizer(MTTokenizer):
     signature = "zh"
 
     def text(self, line: str) -> str:
-        return " ".join(_regexp_steps(" ".join(_ZH_CHAR.split(line.strip()))).split())
+        # a line of its own: a "\n" in it is a character like any other for ``[^0-9]``
+        return " ".join(_regexp_steps(" ".join(_ZH_CHAR.split(line.strip())), _DIGITS).split())
+
+    def _joined_plain(self, plain: list[str]) -> str:
+        text = "\n".join(line.strip() for line in plain)
+        return _regexp_steps(" ".join(_ZH_CHAR.split(text)))
 
     def batch(self, lines: Sequence[str]) -> list[list[str]]:
-        def many(plain: list[str]) -> list[list[str]]:
-            text = "\n".join(line.strip() for line in plain)
-            return _split_lines(_regexp_steps(" ".join(_ZH_CHAR.split(text))))
+        return _by_lines(lines, self, lambda plain: _split_lines(self._joined_plain(plain)))
 
-        return _by_lines(lines, self, many)
+    joined = MTTokenizer._joined_fast
 
 
 # ---------------------------------------------------------------------------------------------- intl
@@ -273,18 +365,20 @@ class IntlTokenizer(MTTokenizer):
         self._symbol = regex.compile(r"(\p{S})")
         self._is_number: dict[str, bool] = {}
 
-    def _not_number(self, char: str) -> bool:
+    def _not_number(self, char: str, nl: bool) -> bool:
         known = self._is_number.get(char)
         if known is None:
             known = self._is_number[char] = self._number.match(char) is not None
-        return not known and char != "\n"
+        return not known and (char != "\n" or not nl)
 
-    def _steps_on(self, text: str) -> str:
+    def _steps_on(self, text: str, nl: bool = True) -> str:
+        """The three substitutions; with ``nl``, a "\\n" (a joined batch's line separator) never takes part in a
+        match, as if it were a number; without, it is a character like any other (a line of its own)."""
         punct = [m.start() for m in self._punct.finditer(text)]
         hits = []
         pos = 0
         for i in punct:  # (\P{N})(\p{P}): the match at (i - 1, i)
-            if i - 1 >= pos and self._not_number(text[i - 1]):
+            if i - 1 >= pos and self._not_number(text[i - 1], nl):
                 hits.append(i)
                 pos = i + 1
         text = _isolate(text, hits)
@@ -293,17 +387,22 @@ class IntlTokenizer(MTTokenizer):
         pos = 0
         n = len(text)
         for i in punct:  # (\p{P})(\P{N}): the match at (i, i + 1)
-            if i >= pos and i + 1 < n and self._not_number(text[i + 1]):
+            if i >= pos and i + 1 < n and self._not_number(text[i + 1], nl):
                 hits.append(i)
                 pos = i + 2
         text = _isolate(text, hits)
         return " ".join(self._symbol.split(text))
 
     def text(self, line: str) -> str:
-        return " ".join(self._steps_on(line).split())
+        return " ".join(self._steps_on(line, nl=False).split())
+
+    def _joined_plain(self, plain: list[str]) -> str:
+        return self._steps_on("\n".join(plain))
 
     def batch(self, lines: Sequence[str]) -> list[list[str]]:
-        return _by_lines(lines, self, lambda plain: _split_lines(self._steps_on("\n".join(plain))))
+        return _by_lines(lines, self, lambda plain: _split_lines(self._joined_plain(plain)))
+
+    joined = MTTokenizer._joined_fast
 
 
 # ---------------------------------------------------------------------------------------------- char, none

@@ -92,11 +92,13 @@ class TorchMetric(_TorchmetricsMetric):
         self.add_state(self._config_state, default=torch.zeros((), dtype=torch.float64), dist_reduce_fx="sum")
 
     # ------------------------------------------------------------------ torchmetrics API
-    def update(self, preds: Any, target: Any, *, sources: Any = None) -> None:
+    def update(self, preds: Any, target: Any = None, *, sources: Any = None, **inputs: Any) -> None:
         """Add a batch: ``preds`` is a string or a sequence of strings, ``target`` one reference (string) or a
-        list of references per prediction; ``sources`` only for a family that has them (SARI). An empty batch is
-        allowed and changes nothing."""
-        batch = type(self).family.batch_stats(preds, target, self.config, allow_empty=True, sources=sources)
+        list of references per prediction; ``sources`` only for a family that has them (SARI), further keyword
+        inputs only for a family that declares them (perplexity's ``num_bytes``, SQuAD's ``na_probs``;
+        perplexity's ``preds`` and ``target`` are logits and target ids). An empty batch is allowed and changes
+        nothing."""
+        batch = type(self).family.batch_stats(preds, target, self.config, allow_empty=True, sources=sources, **inputs)
         if len(batch) == 0:
             return
         total = batch.total()

@@ -1,0 +1,213 @@
+"""``nlgmetrics perplexity``: perplexity and bits per byte from per-token log-probabilities (or saved logits).
+
+Its input is numbers, not text, so it reads its own files:
+
+* **JSON Lines** (``.jsonl`` or ``-``), one sequence per line. The log-probabilities are in the field
+  ``--pred-field`` (default ``logprobs``, else ``prediction``), in any of the shapes inference servers return:
+  a list of numbers; a list of token objects with a ``logprob`` (and optionally ``bytes``, the token's UTF-8
+  bytes), as in OpenAI-style ``logprobs.content``; or an object holding such a list under ``content``, or a
+  list of numbers under ``token_logprobs`` (the older completions API). Bits per byte come from
+  ``--bytes-field`` (a byte count per line), from ``--text-field`` (the text whose UTF-8 length counts), or from
+  the tokens' ``bytes`` when every token has them.
+* **numpy** (``.npy``): logits ``(batch, seq_len, vocab)`` with ``--ref`` target ids ``(batch, seq_len)``
+  (``--ignore-index`` as torchmetrics'), or per-token log-probabilities ``(batch, seq_len)`` alone.
+
+Bad input exits with status 2 and names the file, the line and the token.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from typing import Any
+
+import numpy as np
+
+from .command import FamilyCommand, outcome_of
+from .io import CLIInputError, display_name, read_text, split_lines
+
+__all__ = ["PERPLEXITY_COMMAND", "PerplexityCommand"]
+
+LOGPROB_FIELDS = ("logprobs", "prediction")
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__
+    )
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CLIInputError(f"{where} is {_kind(value)}; expected a number (a log-probability)")
+    return float(value)
+
+
+def parse_logprobs(value: Any, where: str) -> tuple[list[float], int | None]:
+    """One line's log-probabilities, and the UTF-8 bytes of its tokens when every token carries them."""
+    if isinstance(value, dict):
+        if "content" in value:
+            return parse_logprobs(value["content"], f"{where}.content")
+        if "token_logprobs" in value:
+            return parse_logprobs(value["token_logprobs"], f"{where}.token_logprobs")
+        raise CLIInputError(
+            f"{where} is an object without 'content' or 'token_logprobs'; expected a list of log-probabilities"
+        )
+    if not isinstance(value, list):
+        raise CLIInputError(f"{where} is {_kind(value)}; expected a list of log-probabilities")
+    values: list[float] = []
+    n_bytes: int | None = 0
+    for j, item in enumerate(value):
+        if isinstance(item, dict):
+            if "logprob" not in item:
+                raise CLIInputError(f"{where}[{j}] is an object without 'logprob'")
+            values.append(_number(item["logprob"], f"{where}[{j}].logprob"))
+            token_bytes = item.get("bytes")
+            if isinstance(token_bytes, list) and n_bytes is not None:
+                n_bytes += len(token_bytes)
+            else:
+                n_bytes = None
+        else:
+            values.append(_number(item, f"{where}[{j}]"))
+            n_bytes = None
+    return values, (n_bytes if value else None)
+
+
+def _byte_count(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise CLIInputError(f"{where} is {value!r}; expected a byte count (a non-negative integer)")
+    return value
+
+
+def read_logprob_lines(
+    path: str, pred_field: str | None, bytes_field: str | None, text_field: str | None
+) -> tuple[list[np.ndarray], list[int] | None]:
+    """Per-line log-probabilities from a JSON Lines file (checked: finite, at most 0), and the byte counts."""
+    from ..metrics.perplexity import check_logprobs
+
+    name = display_name(path)
+    names = [pred_field] if pred_field else list(LOGPROB_FIELDS)
+    sequences: list[np.ndarray] = []
+    byte_counts: list[int | None] = []
+    for i, line in enumerate(split_lines(read_text(path, "--pred"))):
+        where = f"{name}:{i + 1}"
+        if not line.strip():
+            raise CLIInputError(f"{where}: empty line; JSON Lines needs one JSON object on every line")
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise CLIInputError(f"{where}: invalid JSON at column {e.colno}: {e.msg}") from None
+        if not isinstance(obj, dict):
+            raise CLIInputError(f"{where}: expected a JSON object, got {_kind(obj)}")
+        field = next((n for n in names if n in obj), None)
+        if field is None:
+            present = ", ".join(repr(k) for k in obj) or "none"
+            wanted = " or ".join(repr(n) for n in names)
+            raise CLIInputError(f"{where}: no field {wanted} (fields present: {present}; choose one with --pred-field)")
+        values, token_bytes = parse_logprobs(obj[field], f"{where}: {field}")
+        array = np.asarray(values, dtype=np.float64)
+        check_logprobs(array, lambda j, where=where, field=field: f"{where}: {field}[{j}]")
+        sequences.append(array)
+        if bytes_field is not None:
+            if bytes_field not in obj:
+                raise CLIInputError(f"{where}: no field {bytes_field!r} (--bytes-field)")
+            byte_counts.append(_byte_count(obj[bytes_field], f"{where}: {bytes_field}"))
+        elif text_field is not None:
+            text = obj.get(text_field)
+            if not isinstance(text, str):
+                raise CLIInputError(f"{where}: field {text_field!r} (--text-field) is {_kind(text)}; expected a string")
+            byte_counts.append(len(text.encode("utf-8")))
+        else:
+            byte_counts.append(token_bytes)
+    if not sequences:
+        raise CLIInputError(f"--pred {name} is empty: there is nothing to score")
+    if any(b is None for b in byte_counts):
+        return sequences, None
+    return sequences, [int(b) for b in byte_counts if b is not None]
+
+
+def _load_npy(path: str, option: str) -> np.ndarray:
+    try:
+        return np.asarray(np.load(path, allow_pickle=False))
+    except (OSError, ValueError) as e:
+        raise CLIInputError(f"cannot read {option} {path} as a numpy array (.npy): {e}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class PerplexityCommand(FamilyCommand):
+    """The ``perplexity`` subcommand: it reads log-probabilities (or logits), not text."""
+
+    standalone: bool = True
+
+    def add_all_arguments(self, parser: argparse.ArgumentParser) -> None:
+        inp = parser.add_argument_group("input")
+        inp.add_argument(
+            "--pred",
+            required=True,
+            metavar="FILE",
+            help="per-token log-probabilities, JSON Lines (one sequence per line; '-': stdin), or a .npy array: "
+            "logits (batch, seq_len, vocab) with --ref, or log-probabilities (batch, seq_len)",
+        )
+        inp.add_argument("--ref", metavar="FILE", help="target ids (batch, seq_len), .npy, for logits given as --pred")
+        inp.add_argument(
+            "--pred-field",
+            metavar="NAME",
+            help=f"JSON field of the log-probabilities (default: {' or '.join(LOGPROB_FIELDS)})",
+        )
+        inp.add_argument("--bytes-field", metavar="NAME", help="JSON field of each sequence's UTF-8 byte count")
+        inp.add_argument("--text-field", metavar="NAME", help="JSON field of each sequence's text (its UTF-8 bytes)")
+        opts = parser.add_argument_group("metric options")
+        presets, default = self.presets()
+        opts.add_argument(
+            "--preset",
+            metavar="{" + ",".join(presets) + "}",
+            default=None,
+            help=f"named settings that reproduce a reference tool (default: {default})",
+        )
+        self.add_arguments(opts)
+        out = parser.add_argument_group("output")
+        out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        out.add_argument("--per-segment", action="store_true", help="also print the perplexity of every sequence")
+
+    def run(self, args: argparse.Namespace) -> int:
+        from .main import format_human, format_json
+
+        options: dict[str, Any] = {}
+        for opt in self.all_options():
+            value = getattr(args, f"opt_{opt.name}")
+            if value is not None:
+                options[opt.name] = value
+        config = self.configure(args.preset, options)
+        if args.bytes_field and args.text_field:
+            raise CLIInputError("give --bytes-field or --text-field, not both")
+        references: Any = None
+        num_bytes: Any = None
+        if args.pred.lower().endswith(".npy"):
+            if args.bytes_field or args.text_field:
+                raise CLIInputError("--bytes-field and --text-field read JSON Lines; --pred is a .npy array")
+            predictions: Any = _load_npy(args.pred, "--pred")
+            if args.ref:
+                references = _load_npy(args.ref, "--ref")
+        else:
+            if args.ref:
+                raise CLIInputError("--ref gives target ids for logits in a .npy --pred; log-probabilities need none")
+            predictions, num_bytes = read_logprob_lines(args.pred, args.pred_field, args.bytes_field, args.text_field)
+        result = self.metric().compute(predictions, references, config, segments=args.per_segment, num_bytes=num_bytes)
+        out = outcome_of(result, dataclasses.asdict(config))
+        text = (format_json if args.json else format_human)(self, out, args.per_segment)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+
+
+PERPLEXITY_COMMAND = PerplexityCommand(
+    "perplexity",
+    "nlgmetrics.metrics.perplexity:PERPLEXITY",
+    key="perplexity",
+    label="Perplexity",
+    derive_options=True,
+    help="perplexity, cross-entropy and bits per byte from per-token log-probabilities (JSON Lines, as inference "
+    "servers return them) or saved logits and target ids (.npy), torchmetrics' numbers",
+)

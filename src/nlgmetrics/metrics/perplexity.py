@@ -1,0 +1,579 @@
+"""Perplexity and bits per byte of a language model, from its logits and the target ids, or from the
+log-probabilities an inference server returns.
+
+Preset ``torchmetrics`` (the default) reproduces ``torchmetrics.text.Perplexity(ignore_index=...)`` (torchmetrics
+1.9): ``exp(Σ -log p(target) / number of targets)`` over every target that is not ``ignore_index``, the
+probabilities being the softmax of the logits. Bits per byte, ``Σ -log p / (ln 2 × bytes)``, is reported when the
+UTF-8 byte length of each sequence's text is given (``num_bytes``), as language-model benchmarks compare models
+with different tokenizers.
+
+The inputs (``predictions``, ``references``), one sequence per row or item:
+
+* **logits and targets**, as torchmetrics takes them: logits of shape ``(batch, seq_len, vocab)`` (a torch tensor
+  or a numpy array, any floating dtype) and target ids of shape ``(batch, seq_len)`` (any integer dtype); or a
+  list of per-sequence logits ``(seq_len_i, vocab)`` with a list of per-sequence target ids ``(seq_len_i,)``, for
+  sequences of different lengths. Targets equal to ``ignore_index`` (padding, prompts) are left out; every other
+  target must be an id in ``[0, vocab)``.
+* **per-token log-probabilities** with no references (``None``): a list with, per sequence, the natural-log
+  probabilities of its target tokens (a list of floats, or a 1-D array or tensor), e.g. the ``logprob`` of each
+  token of an OpenAI-style ``logprobs.content`` list; or a 2-D array ``(batch, seq_len)`` when every sequence has
+  ``seq_len`` tokens. Each value must be finite and at most 0.
+
+The checks are strict, and every error names the sequence and the token: shapes and dtypes; NaN or +inf in the
+logits of a counted target's row (NaN in a row whose target is ignored changes nothing, as in torchmetrics,
+which masks those rows out); a target's logit of -inf (probability 0: an infinite perplexity); log-probabilities
+that are NaN, infinite or positive; negative or non-integer byte counts.
+
+How the numbers are computed, and where they differ from torchmetrics on purpose:
+
+* ``-log p(target)`` is ``-log_softmax(logits)[target]`` (torch) or ``logsumexp(logits) - logit(target)``
+  (numpy), in the logits' precision (float32 for float16 and bfloat16, as torch's own softmax accumulates
+  them), or in float64 with ``precision="float64"``. torchmetrics takes
+  ``log(softmax(logits))``: the same number within the precision's rounding, except that its softmax underflows
+  to 0 when a target's probability is below the smallest float (float32: about ``e^-103``), and its perplexity is
+  then ``inf``; here it stays finite.
+* The statistics are float64: per sequence, the negative log-likelihood (the exactly rounded sum of its tokens',
+  :func:`math.fsum`), the number of counted tokens and of bytes. They add over batches, merges and DDP ranks,
+  so the corpus perplexity is the same however the data was split (up to the last bit of those few additions);
+  torchmetrics keeps a float32 running sum unless its states are cast to float64.
+* A target out of ``[0, vocab)`` is an error (torch's indexing would wrap a negative id around silently).
+* With no target at all, the perplexity is NaN, as torchmetrics gives it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._inputs import describe
+from ..errors import InvalidInputError, unknown_option
+from ..signature import sig_field
+from ..stats import Stats, StatsBatch
+from .base import Family, Result
+
+__all__ = [
+    "PERPLEXITY",
+    "PerplexityConfig",
+    "PerplexityResult",
+    "PerplexityStats",
+    "check_logprobs",
+    "perplexity",
+]
+
+_PRECISIONS = ("auto", "float64")
+_LN2 = math.log(2.0)
+#: Logits per chunk of rows: the softmax normaliser is computed chunk by chunk, so memory stays bounded.
+_CHUNK = 1 << 24
+
+
+# ====================================================================== configuration, statistics, result
+@dataclasses.dataclass(frozen=True)
+class PerplexityConfig:
+    """Options of perplexity: ``ignore_index`` (targets to leave out, as in torchmetrics) and ``precision``
+    (``"auto"``: the logits' own, float32 for half precision; ``"float64"``: upcast first)."""
+
+    ignore_index: int | None = sig_field(
+        "ign", None, help="target id to leave out (padding, prompt tokens), as torchmetrics' ignore_index"
+    )
+    precision: str = sig_field(
+        "prec",
+        "auto",
+        help="precision of the softmax normaliser: the logits' own (auto) or float64",
+        choices=_PRECISIONS,
+    )
+    preset: str | None = sig_field("preset", None)
+
+    def __post_init__(self) -> None:
+        if self.ignore_index is not None and (
+            isinstance(self.ignore_index, bool) or not isinstance(self.ignore_index, (int, np.integer))
+        ):
+            raise InvalidInputError(f"ignore_index must be an integer or None, got {self.ignore_index!r}")
+        if self.ignore_index is not None:
+            object.__setattr__(self, "ignore_index", int(self.ignore_index))
+        if self.precision not in _PRECISIONS:
+            raise unknown_option("precision", self.precision, list(_PRECISIONS))
+
+
+@dataclasses.dataclass(frozen=True)
+class PerplexityStats(Stats):
+    """Sums over sequences: the negative log-likelihood of the counted targets (natural log), their number, the
+    UTF-8 bytes of the sequences' text, the number of sequences and how many of them came with a byte count."""
+
+    nll: float
+    tokens: int
+    bytes: int
+    sequences: int
+    sequences_with_bytes: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PerplexityResult(Result):
+    """Perplexity, ``exp(nll / tokens)`` (lower is better). ``nll`` is the mean negative log-likelihood per token
+    in nats (the cross-entropy), ``bits_per_token`` the same in bits, ``bits_per_byte`` ``Σ nll / (ln 2 × bytes)``
+    (``None`` unless every sequence came with its byte count); ``tokens``, ``bytes`` and ``sequences`` the
+    counts."""
+
+    nll: Any = math.nan
+    bits_per_token: Any = math.nan
+    bits_per_byte: Any = None
+    tokens: Any = 0
+    bytes: Any = 0
+    sequences: Any = 0
+
+
+def _ratio(num: Any, den: Any) -> Any:
+    """``num / den``; NaN where ``den`` is 0 (numbers or numpy columns)."""
+    if isinstance(den, np.ndarray):
+        out = np.full(den.shape, math.nan)
+        return np.divide(np.asarray(num, dtype=np.float64), den, out=out, where=den != 0)
+    return num / den if den else math.nan
+
+
+def perplexity_from_stats(stats: PerplexityStats, cfg: PerplexityConfig) -> PerplexityResult:
+    """torchmetrics' ``exp(total / count)`` in float64, with the cross-entropy and bits per token and per byte."""
+    mean = _ratio(stats.nll, stats.tokens)
+    if isinstance(mean, np.ndarray):
+        bpb: Any = np.where(stats.sequences_with_bytes == stats.sequences, _ratio(stats.nll, stats.bytes), math.nan)
+        return PerplexityResult(score=np.exp(mean), nll=mean, bits_per_token=mean / _LN2, bits_per_byte=bpb / _LN2)
+    bpb = None
+    if stats.sequences and stats.sequences_with_bytes == stats.sequences:
+        bpb = _ratio(stats.nll, stats.bytes) / _LN2
+    return PerplexityResult(
+        score=math.exp(mean),
+        nll=mean,
+        bits_per_token=mean / _LN2,
+        bits_per_byte=bpb,
+        tokens=int(stats.tokens),
+        bytes=int(stats.bytes),
+        sequences=int(stats.sequences),
+    )
+
+
+# ====================================================================== input checks
+def _torch() -> Any:
+    """The torch module, for an input that is a torch tensor (so torch is loaded already): this module never
+    imports torch itself, which stays an optional dependency of :mod:`nlgmetrics.torch` alone."""
+    return sys.modules["torch"]
+
+
+def _is_tensor(x: Any) -> bool:
+    return type(x).__module__.split(".", 1)[0] == "torch" and hasattr(x, "detach")
+
+
+def _is_array(x: Any) -> bool:
+    return isinstance(x, np.ndarray) or _is_tensor(x)
+
+
+def _dtype_kind(x: Any) -> str:
+    """numpy's dtype kind of an array or tensor: ``f`` floating, ``i``/``u`` integer, ``b`` bool, ..."""
+    if isinstance(x, np.ndarray):
+        return str(x.dtype.kind)
+    if x.dtype.is_floating_point:
+        return "f"
+    if x.dtype.is_complex:
+        return "c"
+    return "b" if str(x.dtype) == "torch.bool" else "i"
+
+
+def _where(name: str, index: tuple[int, ...]) -> str:
+    return f"{name}[{', '.join(map(str, index))}]"
+
+
+def check_logprobs(values: np.ndarray, where: Any) -> None:
+    """Raise :class:`InvalidInputError` unless every value of a float64 array is a finite log-probability (at
+    most 0). ``where(j)`` names position ``j`` of ``values`` in the message."""
+    bad = ~np.isfinite(values) | (values > 0)
+    if bad.any():
+        j = int(np.argmax(bad))
+        v = float(values[j])
+        why = "NaN" if math.isnan(v) else "infinite" if math.isinf(v) else "positive"
+        raise InvalidInputError(
+            f"{where(j)} is {v!r}, {why}: a log-probability must be finite and at most 0 (natural log)"
+        )
+
+
+def _as_numbers(seq: Any, name: str) -> np.ndarray:
+    """One sequence of log-probabilities as a float64 array: a 1-D array or tensor, or a list of numbers."""
+    if _is_array(seq):
+        if seq.ndim != 1:
+            raise InvalidInputError(
+                f"{name} has shape {tuple(seq.shape)}; the log-probabilities of a sequence are 1-D (one per token)"
+            )
+        if _dtype_kind(seq) != "f":
+            raise InvalidInputError(f"{name} has dtype {seq.dtype}; log-probabilities are floating point")
+        if _is_tensor(seq):
+            torch = _torch()
+            return np.asarray(seq.detach().to("cpu", torch.float64).numpy())
+        return np.asarray(seq, dtype=np.float64)
+    if isinstance(seq, (str, bytes, dict)) or not isinstance(seq, Sequence):
+        raise InvalidInputError(f"{name} is {describe(seq)}; expected the log-probabilities of a sequence")
+    for j, v in enumerate(seq):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise InvalidInputError(f"{name}[{j}] is {describe(v)}; expected a number (a log-probability)")
+    return np.asarray(seq, dtype=np.float64)
+
+
+def _check_num_bytes(num_bytes: Any, n: int) -> np.ndarray:
+    if _is_tensor(num_bytes):
+        num_bytes = num_bytes.detach().cpu().numpy()
+    if isinstance(num_bytes, np.ndarray):
+        if num_bytes.ndim != 1 or num_bytes.dtype.kind not in "iu":
+            raise InvalidInputError(
+                f"num_bytes has shape {num_bytes.shape} and dtype {num_bytes.dtype}; expected one integer per sequence"
+            )
+        values = num_bytes.astype(np.int64)
+    elif isinstance(num_bytes, Sequence) and not isinstance(num_bytes, (str, bytes)):
+        for i, v in enumerate(num_bytes):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise InvalidInputError(f"num_bytes[{i}] is {describe(v)}; expected an integer (a byte count)")
+        values = np.asarray(num_bytes, dtype=np.int64).reshape(-1)
+    else:
+        raise InvalidInputError(f"num_bytes is {describe(num_bytes)}; expected one byte count per sequence")
+    if len(values) != n:
+        raise InvalidInputError(f"num_bytes has {len(values)} values but there are {n} sequences")
+    if (values < 0).any():
+        i = int(np.argmax(values < 0))
+        raise InvalidInputError(f"num_bytes[{i}] is {int(values[i])}; a byte count cannot be negative")
+    return values
+
+
+# ====================================================================== the negative log-likelihoods
+def _nll_rows_torch(x: Any, rows: Any, targets: Any, cfg: PerplexityConfig) -> np.ndarray:
+    """``-log_softmax(x[row])[target]`` for each given row of a 2-D tensor, as float64. (``log_softmax`` is one
+    fused kernel, as fast as torchmetrics' ``softmax``; ``logsumexp`` is several and twice as slow.) The rows go
+    chunk by chunk, which keeps memory bounded and the work in cache; when most rows are wanted, every row is
+    computed (as torchmetrics does) rather than the wanted ones copied out first."""
+    torch = _torch()
+    dtype = torch.float64 if cfg.precision == "float64" or x.dtype == torch.float64 else torch.float32
+    n_rows = int(x.shape[0])
+    step = max(1, _CHUNK // max(1, int(x.shape[1])))
+    if 2 * len(rows) >= n_rows:  # all rows, slices of x; then keep the wanted ones
+        full = torch.zeros(n_rows, dtype=torch.int64, device=x.device)
+        full[rows] = targets
+        out = torch.empty(n_rows, dtype=torch.float64, device=x.device)
+        for lo in range(0, n_rows, step):
+            logp = torch.log_softmax(x[lo : lo + step].to(dtype), dim=1).gather(1, full[lo : lo + step, None])
+            out[lo : lo + step] = logp[:, 0]
+        out = out[rows] if len(rows) < n_rows else out
+    else:
+        out = torch.empty(len(rows), dtype=torch.float64, device=x.device)
+        for lo in range(0, len(rows), step):
+            chunk = x.index_select(0, rows[lo : lo + step]).to(dtype)
+            out[lo : lo + step] = torch.log_softmax(chunk, dim=1).gather(1, targets[lo : lo + step, None])[:, 0]
+    return -np.asarray(out.cpu().numpy())
+
+
+def _nll_rows_numpy(x: np.ndarray, rows: np.ndarray, targets: np.ndarray, cfg: PerplexityConfig) -> np.ndarray:
+    """The numpy twin of :func:`_nll_rows_torch`: ``logsumexp(x[row]) - x[row, target]``."""
+    dtype = np.float64 if cfg.precision == "float64" or x.dtype == np.float64 else np.float32
+    n = len(rows)
+    out = np.empty(n, dtype=np.float64)
+    step = max(1, _CHUNK // max(1, x.shape[1]))
+    contiguous = n == x.shape[0]
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        for lo in range(0, n, step):
+            sel = slice(lo, lo + step)
+            chunk = np.asarray(x[sel] if contiguous else x[rows[sel]], dtype=dtype)
+            top = chunk.max(axis=1)
+            shifted = np.exp(chunk - top[:, None])
+            lse = top + np.log(shifted.sum(axis=1))
+            picked = chunk[np.arange(len(chunk)), targets[sel]]
+            out[sel] = lse.astype(np.float64) - picked.astype(np.float64)
+    return out
+
+
+def _explain_row(x: Any, target: int, where: str) -> str:
+    """Why a counted row gives no finite negative log-likelihood."""
+    row = np.asarray(x.detach().to("cpu").double().numpy() if _is_tensor(x) else x, dtype=np.float64)
+    if np.isnan(row).any():
+        return f"the logits at {where} contain NaN (at vocabulary id {int(np.argmax(np.isnan(row)))})"
+    if np.isposinf(row).any():
+        return f"the logits at {where} contain +inf (at vocabulary id {int(np.argmax(np.isposinf(row)))})"
+    if np.isneginf(row[target]):
+        return f"the logit of the target {target} at {where} is -inf: its probability is 0 and the perplexity infinite"
+    return f"the logits at {where} give no finite log-probability"
+
+
+def _logit_sequences(predictions: Any, references: Any) -> list[tuple[Any, Any]]:
+    """Logits and targets as (logits (T, V), targets (T,)) pairs per sequence, or one (B, T, V) / (B, T) pair."""
+    if _is_array(predictions):
+        if predictions.ndim != 3:
+            raise InvalidInputError(
+                f"logits have shape {tuple(predictions.shape)}; expected (batch, seq_len, vocab) — or no references, "
+                "for per-token log-probabilities"
+            )
+        if not _is_array(references):
+            try:
+                references = np.asarray(references)
+            except (ValueError, TypeError):
+                raise InvalidInputError(
+                    f"targets are {describe(references)}; expected an integer array (batch, seq_len)"
+                ) from None
+        if tuple(references.shape) != tuple(predictions.shape[:2]):
+            raise InvalidInputError(
+                f"logits have shape {tuple(predictions.shape)} but targets {tuple(references.shape)}; the targets "
+                "must be (batch, seq_len), the logits' first two dimensions"
+            )
+        return [(predictions, references)]
+    if isinstance(predictions, (str, bytes, dict)) or not isinstance(predictions, Sequence):
+        raise InvalidInputError(
+            f"predictions are {describe(predictions)}; expected logits (batch, seq_len, vocab) with target ids, or "
+            "per-token log-probabilities"
+        )
+    if isinstance(references, (str, bytes, dict)) or (
+        not isinstance(references, Sequence) and not _is_array(references)
+    ):
+        raise InvalidInputError(f"targets are {describe(references)}; expected one target sequence per sequence")
+    if len(references) != len(predictions):
+        raise InvalidInputError(
+            f"predictions and targets differ in length: {len(predictions)} sequences of logits but "
+            f"{len(references)} target sequences"
+        )
+    pairs = []
+    for i, (x, t) in enumerate(zip(predictions, references, strict=True)):
+        if not _is_array(x) or x.ndim != 2:
+            shape = tuple(x.shape) if _is_array(x) else None
+            raise InvalidInputError(
+                f"predictions[{i}] is {describe(x) if shape is None else f'an array of shape {shape}'}; expected the "
+                "logits of one sequence, (seq_len, vocab)"
+            )
+        if not _is_array(t):
+            if isinstance(t, (str, bytes)) or not isinstance(t, Sequence):
+                raise InvalidInputError(f"references[{i}] is {describe(t)}; expected the target ids of a sequence")
+            t = np.asarray(t)
+        if tuple(t.shape) != tuple(x.shape[:1]):
+            raise InvalidInputError(
+                f"predictions[{i}] has {x.shape[0]} rows of logits but references[{i}] has shape {tuple(t.shape)}; "
+                "expected one target id per row"
+            )
+        pairs.append((x[None], t[None]))
+    return pairs
+
+
+def _logit_batch(predictions: Any, references: Any, cfg: PerplexityConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per-token negative log-likelihoods (flat, sequence by sequence) and counted tokens per sequence."""
+    pairs = _logit_sequences(predictions, references)
+    nll_parts: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    offset = 0  # the sequence index of the pair's first row (for messages)
+    single = len(pairs) == 1 and _is_array(predictions)
+    for x, t in pairs:
+        name_x, name_t = ("logits", "targets") if single else (f"predictions[{offset}]", f"references[{offset}]")
+        if _dtype_kind(x) != "f":
+            raise InvalidInputError(f"{name_x} have dtype {x.dtype}; logits are floating point")
+        if _dtype_kind(t) not in "iu":
+            raise InvalidInputError(f"{name_t} have dtype {t.dtype}; target ids are integers")
+        b, seq_len, vocab = (int(d) for d in x.shape)
+        tensor = _is_tensor(x)
+        if tensor:
+            torch = _torch()
+            t_dev = torch.as_tensor(t).to(device=x.device, dtype=torch.int64).reshape(-1)
+            t_np = t_dev.cpu().numpy()
+        else:
+            t_np = np.asarray(t.detach().cpu().numpy() if _is_tensor(t) else t).astype(np.int64).reshape(-1)
+        counted = np.ones(len(t_np), dtype=bool) if cfg.ignore_index is None else t_np != cfg.ignore_index
+        rows = np.flatnonzero(counted)
+        bad = (t_np[rows] < 0) | (t_np[rows] >= vocab)
+        if bad.any():
+            r = int(rows[int(np.argmax(bad))])
+            where = _where(name_t, (r // seq_len, r % seq_len) if single else (r % seq_len,))
+            hint = "" if cfg.ignore_index is None else f" (ignore_index is {cfg.ignore_index})"
+            raise InvalidInputError(f"{where} is {int(t_np[r])}: a target id must be in [0, {vocab}){hint}")
+        flat_x = x.reshape(b * seq_len, vocab)
+        if tensor:
+            torch = _torch()
+            rows_dev = torch.as_tensor(rows, device=x.device)
+            nll = _nll_rows_torch(flat_x, rows_dev, t_dev[rows_dev], cfg)
+        else:
+            nll = _nll_rows_numpy(np.asarray(flat_x), rows, t_np[rows], cfg)
+        finite = np.isfinite(nll)
+        if not finite.all():
+            r = int(rows[int(np.argmax(~finite))])
+            where = _where("logits" if single else name_x, (r // seq_len, r % seq_len) if single else (r % seq_len,))
+            raise InvalidInputError(_explain_row(flat_x[r], int(t_np[r]), where))
+        nll_parts.append(np.maximum(nll, 0.0))  # -0.0 and rounding below 0 where p(target) is 1
+        counts.append(counted.reshape(b, seq_len).sum(axis=1))
+        offset += b
+    return np.concatenate(nll_parts), np.concatenate(counts).astype(np.int64)
+
+
+def _logprob_batch(predictions: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Per-token negative log-likelihoods (flat) and tokens per sequence, from per-token log-probabilities."""
+    if _is_array(predictions):
+        if predictions.ndim != 2:
+            raise InvalidInputError(
+                f"log-probabilities have shape {tuple(predictions.shape)}; without references they are per token: "
+                "(batch, seq_len), or a list of 1-D sequences (for logits, give the target ids as references)"
+            )
+        if _dtype_kind(predictions) != "f":
+            raise InvalidInputError(f"log-probabilities have dtype {predictions.dtype}; expected floating point")
+        if _is_tensor(predictions):
+            torch = _torch()
+            values = np.asarray(predictions.detach().to("cpu", torch.float64).numpy())
+        else:
+            values = np.asarray(predictions, dtype=np.float64)
+        b, seq_len = values.shape
+        flat = values.reshape(-1)
+        check_logprobs(flat, lambda j: f"predictions[{j // seq_len}][{j % seq_len}]")
+        return -flat, np.full(b, seq_len, dtype=np.int64)
+    if isinstance(predictions, (str, bytes, dict)) or not isinstance(predictions, Sequence):
+        raise InvalidInputError(
+            f"predictions are {describe(predictions)}; expected per-token log-probabilities (one list per sequence), "
+            "or logits with target ids"
+        )
+    parts = [_as_numbers(seq, f"predictions[{i}]") for i, seq in enumerate(predictions)]
+    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    flat = np.concatenate(parts) if parts else np.zeros(0)
+    starts = np.cumsum(lengths) - lengths
+
+    def where(j: int) -> str:
+        i = int(np.searchsorted(starts, j, side="right")) - 1
+        while lengths[i] == 0:  # an empty sequence shares its start with the next one
+            i += 1
+        return f"predictions[{i}][{j - int(starts[i])}]"
+
+    check_logprobs(flat, where)
+    return -flat, lengths
+
+
+def _per_sequence_sums(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The exactly rounded sum (:func:`math.fsum`) of each sequence's values: a sequence's statistics do not
+    depend on the batch it came in, its padding or its place."""
+    flat = values.tolist()
+    out = np.empty(len(lengths), dtype=np.float64)
+    pos = 0
+    for i, n in enumerate(lengths.tolist()):
+        out[i] = math.fsum(flat[pos : pos + n])
+        pos += n
+    return out
+
+
+def _no_targets(references: Any) -> bool:
+    if references is None:
+        return True
+    if isinstance(references, (list, tuple)):
+        return len(references) > 0 and all(r is None for r in references)
+    return False
+
+
+# ====================================================================== the family
+def _perplexity_kernel(
+    predictions: Any, references: Any, cfg: PerplexityConfig, *, num_bytes: Any = None
+) -> StatsBatch[PerplexityStats]:
+    """Per-sequence statistics of a batch of logits and targets, or of per-token log-probabilities."""
+    if _no_targets(references):
+        nll, lengths = _logprob_batch(predictions)
+    else:
+        nll, lengths = _logit_batch(predictions, references, cfg)
+    n = len(lengths)
+    ones = np.ones(n, dtype=np.int64)
+    if num_bytes is None:
+        byte_counts, known = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    else:
+        byte_counts, known = _check_num_bytes(num_bytes, n), ones
+    return StatsBatch(
+        PerplexityStats,
+        {
+            "nll": _per_sequence_sums(nll, lengths),
+            "tokens": lengths,
+            "bytes": byte_counts,
+            "sequences": ones,
+            "sequences_with_bytes": known,
+        },
+    )
+
+
+def _n_sequences(predictions: Any) -> int:
+    if _is_array(predictions):
+        return int(predictions.shape[0]) if predictions.ndim else 0
+    return len(predictions) if isinstance(predictions, Sequence) and not isinstance(predictions, str) else -1
+
+
+def _first(predictions: Any) -> Any:
+    """The first item of a list or tuple of predictions (``None`` for anything else, or an empty one)."""
+    return predictions[0] if isinstance(predictions, (list, tuple)) and predictions else None
+
+
+class _NumericFamily(Family[PerplexityConfig, PerplexityStats, PerplexityResult]):
+    """A family whose input is numbers (logits, target ids, log-probabilities), not text: it checks its own."""
+
+    def batch_stats(
+        self,
+        predictions: Any,
+        references: Any,
+        config: PerplexityConfig,
+        *,
+        allow_empty: bool = False,
+        sources: Any = None,
+        **inputs: Any,
+    ) -> StatsBatch[PerplexityStats]:
+        extra = self.check_inputs(inputs)
+        self.check_sources(sources, 0)
+        if predictions is None:
+            raise InvalidInputError("predictions are None; expected logits with target ids, or log-probabilities")
+        first = predictions if isinstance(predictions, str) else _first(predictions)
+        if isinstance(first, str):
+            raise InvalidInputError(
+                f"perplexity scores a model's logits or log-probabilities, not text (got the string {first[:40]!r}); "
+                "compute them with the model, then call nlgmetrics.perplexity or `nlgmetrics perplexity` (text "
+                "files given to evaluate cannot be scored)"
+            )
+        if _n_sequences(predictions) == 0:
+            if not allow_empty:
+                raise InvalidInputError("predictions are empty: there is no sequence to score")
+            return self.empty_batch(config)
+        return _perplexity_kernel(predictions, references, config, **extra)
+
+
+PERPLEXITY = _NumericFamily(
+    name="perplexity",
+    bounds=(1.0, None),
+    higher_is_better=False,
+    config_cls=PerplexityConfig,
+    stats_cls=PerplexityStats,
+    kernel=_perplexity_kernel,  # type: ignore[arg-type]  # numbers, not strings
+    formula=perplexity_from_stats,
+    presets={"torchmetrics": {}},
+    default_preset="torchmetrics",
+    vectorized=True,
+    inputs=("num_bytes",),
+    example={
+        "predictions": [[-0.5, -1.25, -0.125, -2.0], [-0.75, -3.5]],
+        "references": [None, None],
+    },
+)
+
+
+# ====================================================================== the functional API
+def perplexity(
+    predictions: Any,
+    references: Any = None,
+    *,
+    ignore_index: int | None = None,
+    num_bytes: Any = None,
+    precision: str = "auto",
+    preset: str | None = None,
+    segments: bool = False,
+) -> PerplexityResult:
+    """Perplexity (and cross-entropy, bits per token, bits per byte) of a language model.
+
+    ``perplexity(logits, target_ids, ignore_index=-100)`` is ``torchmetrics.text.Perplexity(ignore_index=-100)``;
+    ``perplexity(logprobs)`` takes per-token log-probabilities (one list per sequence) instead. ``num_bytes``
+    (the UTF-8 length of each sequence's text) adds ``bits_per_byte``; ``segments=True`` the per-sequence
+    perplexities.
+
+    >>> r = perplexity([[-0.5, -1.25, -0.125, -2.0], [-0.75, -3.5]], num_bytes=[17, 6])
+    >>> round(r.score, 6), round(r.nll, 6), round(r.bits_per_byte, 6), r.tokens
+    (3.873532, 1.354167, 0.509648, 6)
+    >>> import numpy as np
+    >>> logits = np.log(np.array([[[0.5, 0.25, 0.25], [0.1, 0.8, 0.1], [1 / 3, 1 / 3, 1 / 3]]]))
+    >>> round(perplexity(logits, np.array([[0, 1, -100]]), ignore_index=-100).score, 6)  # sqrt(1 / (0.5 * 0.8))
+    1.581139
+    """
+    cfg = PERPLEXITY.make_config(preset, ignore_index=ignore_index, precision=precision)
+    return PERPLEXITY.compute(predictions, references, cfg, segments=segments, num_bytes=num_bytes)

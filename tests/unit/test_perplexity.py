@@ -1,0 +1,195 @@
+"""Perplexity: every accepted input shape gives the same numbers, bits per byte, and strict input checks whose
+messages name the sequence and the token."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import nlgmetrics as nm
+from nlgmetrics.errors import InvalidInputError, UnknownOptionError
+
+# two sequences: probabilities 1/2, 1/4, 1/8 and 1, 1/2; the second's last target is padding
+PROBS = np.array(  # the zero: a logit of -inf, which only matters as a target's
+    [
+        [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.125, 0.125, 0.75]],
+        [[1.0, 1e-300, 1e-300], [0.5, 0.5, 0.0], [1 / 3] * 3],
+    ]
+)
+with np.errstate(divide="ignore"):
+    LOGITS = np.log(PROBS)
+TARGETS = np.array([[0, 0, 0], [0, 1, -100]])
+LOGPROBS = [[math.log(0.5), math.log(0.25), math.log(0.125)], [0.0, math.log(0.5)]]
+EXPECTED = math.exp((math.log(2) + math.log(4) + math.log(8) + 0 + math.log(2)) / 5)
+
+
+def _logits_without_zeros():
+    x = LOGITS.copy()
+    x[~np.isfinite(x)] = -1e4  # a very unlikely but finite logit
+    return x
+
+
+def test_logits_targets_and_logprobs_agree():
+    x = _logits_without_zeros()
+    a = nm.perplexity(x, TARGETS, ignore_index=-100)
+    b = nm.perplexity(LOGPROBS)
+    c = nm.perplexity([x[0], x[1, :2]], [TARGETS[0], TARGETS[1, :2]])  # ragged, no padding at all
+    d = nm.perplexity([np.array(s) for s in LOGPROBS])
+    for r in (a, b, c, d):
+        assert r.score == pytest.approx(EXPECTED, rel=1e-15)
+        assert r.tokens == 5
+        assert r.sequences == 2
+    assert a.signature == f"perplexity|ign:-100|prec:auto|preset:torchmetrics|nlgmetrics:{nm.__version__}"
+    assert b.nll == pytest.approx(math.log(EXPECTED), rel=1e-15)
+    assert b.bits_per_token == pytest.approx(math.log2(EXPECTED), rel=1e-15)
+    assert b.bits_per_byte is None
+
+
+def test_torch_tensors_any_float_dtype():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor(_logits_without_zeros())
+    t = torch.tensor(TARGETS)
+    assert nm.perplexity(x, t, ignore_index=-100).score == pytest.approx(EXPECTED, rel=1e-15)
+    assert nm.perplexity(x.float(), t, ignore_index=-100).score == pytest.approx(EXPECTED, rel=1e-6)
+    assert nm.perplexity(x.half(), t.int(), ignore_index=-100).score == pytest.approx(EXPECTED, rel=1e-2)
+    assert nm.perplexity(x.float(), t, ignore_index=-100, precision="float64").signature.startswith(
+        "perplexity|ign:-100|prec:float64|"
+    )
+    assert nm.perplexity([torch.tensor(s, dtype=torch.float64) for s in LOGPROBS]).score == pytest.approx(
+        EXPECTED, rel=1e-15
+    )
+
+
+def test_bits_per_byte_and_segments():
+    r = nm.perplexity(LOGPROBS, num_bytes=[7, 3], segments=True)
+    nll = math.log(2) + math.log(4) + math.log(8) + math.log(2)
+    assert r.bits_per_byte == pytest.approx(nll / (10 * math.log(2)), rel=1e-15)
+    assert r.bytes == 10
+    assert r.segments == pytest.approx((math.exp(math.log(64) / 3), math.exp(math.log(2) / 2)), rel=1e-15)
+    # bits per byte only when every sequence came with its bytes
+    m = nm.Perplexity()
+    m.update(LOGPROBS[:1], num_bytes=[7])
+    assert m.compute().bits_per_byte == pytest.approx(math.log(64) / (7 * math.log(2)), rel=1e-15)
+    m.update(LOGPROBS[1:])
+    assert m.compute().bits_per_byte is None
+
+
+def test_a_target_whose_probability_underflows_stays_finite():
+    # torchmetrics' log(softmax) gives inf here (the softmax underflows to 0); logsumexp does not
+    x = np.array([[[0.0, 200.0]]], dtype=np.float32)
+    r = nm.perplexity(x, np.array([[0]]))
+    assert math.isfinite(r.nll)
+    assert r.nll == pytest.approx(200.0, rel=1e-6)
+
+
+def test_no_counted_target_is_nan():
+    assert math.isnan(nm.perplexity(LOGITS[:1, :1], np.array([[-100]]), ignore_index=-100).score)
+    assert math.isnan(nm.perplexity([[]]).score)
+    assert math.isnan(nm.Perplexity().compute().score)
+
+
+def _nan_at(index):
+    x = _logits_without_zeros()
+    x[index] = np.nan
+    return x
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: nm.perplexity(LOGITS[0], TARGETS[0]),
+            r"logits have shape \(3, 3\); expected \(batch, seq_len, vocab\)",
+        ),
+        (lambda: nm.perplexity(LOGITS, TARGETS[:1]), r"but targets \(1, 3\)"),
+        (lambda: nm.perplexity(PROBS.astype(int), TARGETS), "logits have dtype int64; logits are floating point"),
+        (lambda: nm.perplexity(LOGITS, TARGETS.astype(float)), "targets have dtype float64; target ids are integers"),
+        (
+            lambda: nm.perplexity(_logits_without_zeros(), TARGETS),
+            r"targets\[1, 2\] is -100: a target id must be in \[0, 3\)",
+        ),
+        (
+            lambda: nm.perplexity(_logits_without_zeros(), np.array([[0, 0, 3], [0, 0, -100]]), ignore_index=-100),
+            r"targets\[0, 2\] is 3: .* \(ignore_index is -100\)",
+        ),
+        (
+            lambda: nm.perplexity(_nan_at((0, 1, 2)), TARGETS, ignore_index=-100),
+            r"logits at logits\[0, 1\] contain NaN \(at vocabulary id 2\)",
+        ),
+        (
+            lambda: nm.perplexity(LOGITS, np.array([[0, 0, 0], [0, 2, -100]]), ignore_index=-100),
+            r"the logit of the target 2 at logits\[1, 1\] is -inf: its probability is 0",
+        ),
+        (lambda: nm.perplexity([LOGITS[1, :2]], [[0, 2]]), r"target 2 at predictions\[0\]\[1\] is -inf"),
+        (
+            lambda: nm.perplexity([LOGITS[0]], [TARGETS[0][:2]]),
+            r"predictions\[0\] has 3 rows of logits but references\[0\] has shape \(2,\)",
+        ),
+        (lambda: nm.perplexity([LOGITS[0]], []), "1 sequences of logits but 0 target sequences"),
+        (lambda: nm.perplexity([[-0.5, 0.25]]), r"predictions\[0\]\[1\] is 0.25, positive"),
+        (lambda: nm.perplexity([[-0.5], [], [-1.0, float("-inf")]]), r"predictions\[2\]\[1\] is -inf, infinite"),
+        (lambda: nm.perplexity([[-0.5], [float("nan")]]), r"predictions\[1\]\[0\] is nan, NaN"),
+        (lambda: nm.perplexity([[-0.5, None]]), r"predictions\[0\]\[1\] is None; expected a number"),
+        (lambda: nm.perplexity([[-0.5, True]]), r"predictions\[0\]\[1\] is a value of type bool"),
+        (lambda: nm.perplexity(np.zeros((2, 0))), None),
+        (lambda: nm.perplexity(np.array([-0.5, -1.0])), r"log-probabilities have shape \(2,\)"),
+        (lambda: nm.perplexity(["some text"], ["its reference"]), "not text \\(got the string 'some text'\\)"),
+        (lambda: nm.perplexity("some text"), "logits or log-probabilities, not text"),
+        (lambda: nm.perplexity([]), "predictions are empty"),
+        (lambda: nm.perplexity(None), "predictions are None"),
+        (lambda: nm.perplexity(LOGPROBS, num_bytes=[3]), "num_bytes has 1 values but there are 2 sequences"),
+        (lambda: nm.perplexity(LOGPROBS, num_bytes=[3, -1]), r"num_bytes\[1\] is -1; a byte count cannot be negative"),
+        (lambda: nm.perplexity(LOGPROBS, num_bytes=[3, 2.0]), r"num_bytes\[1\] is a value of type float"),
+        (lambda: nm.perplexity(LOGPROBS, num_bytes=np.array([3.0, 2.0])), "num_bytes has shape"),
+        (lambda: nm.perplexity(LOGPROBS, ignore_index=1.5), "ignore_index must be an integer or None"),
+        (lambda: nm.Perplexity().update(LOGPROBS, sources=["x", "y"]), "perplexity takes no sources"),
+        (
+            lambda: nm.Perplexity().update(LOGPROBS, lengths=[1, 2]),
+            "perplexity takes no lengths; its further inputs are: num_bytes",
+        ),
+    ],
+)
+def test_bad_input(call, message):
+    if message is None:  # a 2-D array of zero-length rows: zero tokens, NaN, no error
+        assert math.isnan(call().score)
+        return
+    with pytest.raises(InvalidInputError, match=message):
+        call()
+
+
+def test_nan_in_an_ignored_row_is_never_read():
+    x = _nan_at((1, 2, 0))  # the padded position
+    assert nm.perplexity(x, TARGETS, ignore_index=-100).score == pytest.approx(EXPECTED, rel=1e-15)
+
+
+def test_unknown_precision():
+    with pytest.raises(UnknownOptionError, match="'auto', 'float64'"):
+        nm.perplexity(LOGPROBS, precision="float16")
+
+
+def test_chunks_give_the_rows_numbers(monkeypatch):
+    from nlgmetrics.metrics import perplexity as module
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 5, 11))
+    t = rng.integers(0, 11, size=(3, 5))
+    t[1, 3] = -100
+    sparse = t.copy()
+    sparse[:, 1:] = -100  # most rows ignored: the wanted rows are copied out
+    whole = [nm.perplexity(x, y, ignore_index=-100, segments=True).segments for y in (t, sparse)]
+    monkeypatch.setattr(module, "_CHUNK", 22)  # two rows per chunk
+    chunked = [nm.perplexity(x, y, ignore_index=-100, segments=True).segments for y in (t, sparse)]
+    assert chunked == whole
+    torch = pytest.importorskip("torch")
+    tensors = [nm.perplexity(torch.tensor(x), torch.tensor(y), ignore_index=-100, segments=True) for y in (t, sparse)]
+    for r, w in zip(tensors, whole, strict=True):
+        assert r.segments == pytest.approx(w, rel=1e-14)
+
+
+def test_evaluate_refuses_text_with_a_way_out():
+    from nlgmetrics.evaluate import evaluate
+
+    with pytest.raises(InvalidInputError, match=r"call nlgmetrics\.perplexity or `nlgmetrics perplexity`"):
+        evaluate(["a b"], {"sys": ["a b"]}, ["perplexity"], bootstrap=0, test=None)
