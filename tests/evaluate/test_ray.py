@@ -62,3 +62,19 @@ def test_bad_input(ray_local):
     ds = ray_local.data.from_items([{"hyp": "a", "ref": "a"}])
     with pytest.raises(InvalidInputError, match="no column 'prediction' in the Dataset; its columns are: hyp, ref"):
         score_dataset(ds, "wer")
+
+
+def test_sources_column(ray_local):
+    from nlgmetrics.ray import score_dataset
+
+    family = get_family("sari")
+    ex = family.example
+    rows = [
+        {"src": s, "prediction": p, "references": r}
+        for s, p, r in zip(ex["sources"], ex["predictions"], ex["references"], strict=True)
+    ]
+    got = score_dataset(ray_local.data.from_items(rows), "sari", sources="src", batch_size=1, segments=True)
+    expected = family.compute(
+        ex["predictions"], ex["references"], family.make_config(), segments=True, sources=ex["sources"]
+    )
+    assert repr(got) == repr(expected)
