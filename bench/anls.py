@@ -88,6 +88,70 @@ def _import_anls_package():
             sys.modules["__main__" if own.__name__ == "__main__" else "anls"] = own
 
 
+NLS_OURS = "import nlgmetrics as nm\nRESULT = nm.nls(preds, refs).score"
+NLS_BARE = (
+    "from rapidfuzz.distance import Levenshtein\n"
+    "RESULT = sum(map(Levenshtein.normalized_similarity, preds, refs)) / len(preds)"
+)
+CER_OURS = "import nlgmetrics as nm\nRESULT = nm.cer(preds, refs).score"
+CER_JIWER = "import jiwer\nRESULT = jiwer.cer(refs, preds)"
+
+
+def cold_and_latency(quick: bool) -> dict[str, float]:
+    """Cold (fresh process, import + first call) and latency per pair on fresh pairs (see bench/_harness.py)."""
+    from rapidfuzz.distance import Levenshtein
+
+    import _harness as h
+
+    h.header("NLS / ANLS: cold and latency", f"python bench/anls.py{' --quick' if quick else ''}")
+    n = 2_000 if quick else 10_000
+    preds, targets = synthetic_pairs(n, seed=7)
+    rounds = 1 if quick else 3
+    cold_rows = h.cold_table(
+        f"NLS, {n:,} synthetic short pairs",
+        res := h.cold({"nlgmetrics": NLS_OURS, "bare rapidfuzz loop": NLS_BARE}, preds, targets, rounds=rounds),
+        "nlgmetrics",
+    )
+    figures = {"cold_nls_over_bare_rapidfuzz": res["nlgmetrics"]["wall"] / res["bare rapidfuzz loop"]["wall"]}
+    cold_rows += h.cold_table(
+        f"CER, {n:,} synthetic short pairs",
+        h.cold({"nlgmetrics": CER_OURS, "jiwer": CER_JIWER}, preds, targets, rounds=rounds),
+        "nlgmetrics",
+    )
+
+    def ours(p: list[str], r: list[str]) -> object:
+        return nm.nls(p[0], r[0]) if len(p) == 1 else nm.nls(p, r, reduction=None)
+
+    anls_score = _import_anls_package()
+    tools = {
+        "nlgmetrics nls": ours,
+        "bare rapidfuzz loop": lambda p, r: [
+            Levenshtein.normalized_similarity(a, b) for a, b in zip(p, r, strict=True)
+        ],
+        "nlgmetrics anls": lambda p, r: nm.anls(p[0], r[0]) if len(p) == 1 else nm.anls(p, r, segments=True),
+    }
+    if anls_score is not None:
+        tools["anls package"] = lambda p, r: [anls_score(a, [b], 0.5) for a, b in zip(p, r, strict=True)]
+    lat = h.latency(tools, synthetic_pairs, rounds=2 if quick else 5, min_segments=256 if quick else 2048)
+    lat_rows = h.latency_table("short pairs (answers, OCR lines)", lat, "nlgmetrics nls")
+    figures["one_pair_nls_us"] = lat[1]["nlgmetrics nls"][0] * 1e6
+    figures["one_pair_nls_cpu_us"] = lat[1]["nlgmetrics nls"][1] * 1e6
+    h.print_tables([(h.COLD_HEADER, cold_rows), (h.LATENCY_HEADER, lat_rows)])
+    from nlgmetrics import torch as nt
+
+    tp, tr = synthetic_pairs(32 * (10 if quick else 100), seed=9)
+    batches = [(tp[i : i + 32], tr[i : i + 32]) for i in range(0, len(tp), 32)]
+    upd, fun = h.torch_update(nt.NormalizedLevenshteinSimilarity(), nm.nls, batches)
+    print(
+        f"\ntorch adapter: NormalizedLevenshteinSimilarity.update() on {len(batches)} batches of 32: {fmt_time(upd)}; "
+        f"functional call on the same batches: {fmt_time(fun)}; update / functional = {upd / fun:.2f} (target <= 1.5)"
+    )
+    figures["torch_update_over_functional"] = upd / fun
+    print("targets: " + ", ".join(f"{k} = {v:.2f}" for k, v in figures.items()))
+    print(f"(after the run: {h.machine_load()})")
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=20_000)
@@ -97,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from rapidfuzz.distance import Levenshtein
 
-    preds, targets = synthetic_pairs(args.pairs)
+    preds, targets = synthetic_pairs(args.pairs if not args.quick else 5_000)
     rows = []
     figures: dict[str, float] = {}
 
@@ -153,7 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"(shared data not found at {SHARED_DATA}: DocVQA rows skipped)", file=sys.stderr)
 
     print(f"machine: {machine()}")
+    print("WARM (in one process, best of repeated calls; not the headline):")
     print(table(rows, ("workload", "implementation", "time", "ratio", "value")))
+    figures |= cold_and_latency(args.quick)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(figures, fh, indent=2)

@@ -1,180 +1,195 @@
-"""Benchmark of ROUGE against rouge-score and rouge-score-rs, in one process on the same data.
+"""ROUGE as users meet it, against rouge-score, rouge-score-rs, rapidrouge, rouge-rust (``fast_rouge``) and
+torchmetrics: cold (fresh process, import + first call), latency per segment at batch sizes 1/8/64/512 on fresh
+text, warm (labelled), and the torch adapter's ``update()``.
 
-Workloads (rouge1, rouge2, rougeL and rougeLsum, Porter stemming, rouge-score's tokenizer):
+Workloads: synthetic summaries (about 60 words in 3 lines, inflected words so that stemming matters) and
+SummEval (1,600 summaries x 11 references) from the shared data. Types rouge1/2/L/Lsum with Porter stemming and
+rouge-score's tokenizer for corpora; rouge1/2/L with stemming for latency (what rouge-score-rs's ``score``
+computes); rouge1/2/L without stemming against rouge-rust, which has no stemmer.
 
-* 10,000 synthetic summaries of about 60 words in three sentences, one per line (rougeLsum then has real work
-  to do), each against one reference;
-* SummEval: 1,600 system summaries, each against its 11 references (``score_multi``), from ``../shared/data``.
-
-Implementations:
-
-* ``nlgmetrics.rouge(..., preset="rouge-score", use_stemmer=True)`` (``workers=1``, and ``workers=2``);
-* rouge-score 0.1.2: ``RougeScorer.score`` / ``score_multi`` per segment (the reference implementation);
-* rouge-score-rs: the same calls per segment (one thread, as its ``RougeScorer`` runs when called per pair),
-  and its ``score_batch`` (all cores) where it applies (one reference per segment).
-
-Every implementation is checked to give the same per-segment numbers (max abs difference printed). Timings
-alternate between implementations (best of ``--repeat`` rounds), so that background load hits all of them alike.
-
-Run: ``python bench/rouge.py`` (``--quick`` times rouge-score on 1,000 synthetic summaries and 200 SummEval
-summaries and scales per segment; ``--json FILE`` writes the figures).
+Run: ``python bench/rouge.py`` (about 10 minutes on 2 loaded cores) or ``--quick`` (under a minute: smaller
+corpora, fewer rounds). The shared data folder is ``../shared/data`` or ``$NLGMETRICS_SHARED_DATA``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import random
 import sys
-import time
-from collections.abc import Callable
-from typing import Any
 
-import numpy as np
-
+import _harness as h
 import nlgmetrics as nm
-from _common import SHARED_DATA, fmt_time, interleaved, machine, table
+from _common import fmt_time, summeval, synthetic_summaries
 
-TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+T4 = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+T3 = ["rouge1", "rouge2", "rougeL"]
 
-_STEMS = [
-    "report", "govern", "nation", "develop", "announce", "run", "play", "school", "market", "price", "increase",
-    "decide", "police", "investigate", "happen", "city", "country", "lead", "people", "company", "work", "study",
-    "research", "show", "result", "team", "win", "game", "season", "star", "court", "judge", "vote", "elect",
-    "hospital", "patient", "doctor", "treat", "money", "bank", "invest", "energy", "power", "climate", "change",
-]  # fmt: skip
-_SUFFIXES = ["", "s", "ed", "ing", "er", "ers", "ment", "ly", "ation", "ness", "ive", "ity"]
-_FUNCTION = ["the", "a", "of", "to", "in", "and", "is", "was", "for", "on", "that", "with", "by", "at", "it", "as"]
-
-
-def synthetic(n: int, seed: int = 0, words: int = 60, sentences: int = 3) -> tuple[list[str], list[str]]:
-    """``n`` (prediction, reference) pairs: references of about ``words`` words in ``sentences`` lines, from an
-    English-like vocabulary with inflections (so stemming matters); predictions are noisy copies (10% of the
-    words dropped, 10% replaced, a few inserted)."""
-    rng = random.Random(seed)
-    vocab = [s + x for s in _STEMS for x in _SUFFIXES] + [f"w{i}" for i in range(3000)]
-    weights = [1.0 / (i + 1) ** 0.9 for i in range(len(vocab))]
-
-    def word() -> str:
-        return rng.choice(_FUNCTION) if rng.random() < 0.35 else rng.choices(vocab, weights)[0]
-
-    preds, refs = [], []
-    for _ in range(n):
-        ref_lines, pred_lines = [], []
-        for _ in range(sentences):
-            toks = [word() for _ in range(words // sentences + rng.randint(-4, 4))]
-            toks[0] = toks[0].capitalize()
-            ref_lines.append(" ".join(toks) + rng.choice([".", ".", "!", "?"]))
-            out = []
-            for t in toks:
-                r = rng.random()
-                if r < 0.1:
-                    continue
-                out.append(word() if r < 0.2 else t)
-                if r > 0.96:
-                    out.append(rng.choice(_FUNCTION))
-            pred_lines.append(" ".join(out) + ".")
-        preds.append("\n".join(pred_lines))
-        refs.append("\n".join(ref_lines))
-    return preds, refs
+OURS = (
+    "import nlgmetrics as nm\n"
+    "RESULT = nm.rouge(preds, refs, rouge_types={t}, preset='rouge-score', use_stemmer={s}).score['{k}']"
+)
+RS = (
+    "from rouge_score_rs import rouge_scorer\nsc = rouge_scorer.RougeScorer({t}, use_stemmer={s})\n"
+    "out = [sc.{call}(r, p) for p, r in zip(preds, refs)]\nRESULT = sum(o['{k}'].fmeasure for o in out) / len(out)"
+)
+RS_BATCH = (
+    "from rouge_score_rs import rouge_scorer\nsc = rouge_scorer.RougeScorer({t}, use_stemmer={s})\n"
+    "out = sc.score_batch(refs, preds)\nRESULT = sum(o['{k}'].fmeasure for o in out) / len(out)"
+)
+PEER = (
+    "from {module} import rouge_scorer\nsc = rouge_scorer.RougeScorer({t}, use_stemmer={s})\n"
+    "out = [sc.{call}(r, p) for p, r in zip(preds, refs)]\nRESULT = sum(o['{k}'].fmeasure for o in out) / len(out)"
+)
+FAST_ROUGE = (
+    "import fast_rouge\nout = [fast_rouge.score(r, p) for p, r in zip(preds, refs)]\n"
+    "RESULT = sum(o['{k}'].fmeasure for o in out) / len(out)"
+)
 
 
-def summeval() -> tuple[list[str], list[list[str]]] | None:
-    path = SHARED_DATA / "summeval" / "summeval.jsonl"
-    if not path.exists():
-        return None
-    preds, refs = [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        for system in row["sys_summs"].values():
-            preds.append(system["sys_summ"])
-            refs.append(row["ref_summs"])
-    return preds, refs
-
-
-def per_segment(result: Any) -> np.ndarray:
-    """(segments x types x 3) array of precision, recall, F from a list of ``{type: Score}`` dicts."""
-    return np.array([[[s[t].precision, s[t].recall, s[t].fmeasure] for t in TYPES] for s in result])
-
-
-def run_workload(
-    label: str, preds: list[str], refs: list[Any], repeat: int, quick_n: int | None, rows: list[tuple[str, ...]]
-) -> dict[str, float]:
-    from rouge_score import rouge_scorer
-
-    multi = not isinstance(refs[0], str)
-    n = len(preds)
-
-    def ours(workers: int = 1) -> Callable[[], Any]:
-        return lambda: (
-            nm.rouge(
-                preds, refs, rouge_types=TYPES, preset="rouge-score", use_stemmer=True, segments=True, workers=workers
-            ).segments
-        )
-
-    fns: dict[str, Callable[[], Any]] = {"nlgmetrics": ours(1), "nlgmetrics (workers=2)": ours(2)}
-    try:
-        from rouge_score_rs import rouge_scorer as rs_scorer
-
-        rs = rs_scorer.RougeScorer(TYPES, use_stemmer=True)
-        if multi:
-            fns["rouge-score-rs (score_multi per segment, 1 thread)"] = lambda: [
-                rs.score_multi(r, p) for p, r in zip(preds, refs, strict=True)
-            ]
-        else:
-            fns["rouge-score-rs (score per segment, 1 thread)"] = lambda: [
-                rs.score(r, p) for p, r in zip(preds, refs, strict=True)
-            ]
-            fns["rouge-score-rs (score_batch, all cores)"] = lambda: rs.score_batch(refs, preds)
-    except ImportError:
-        print("(rouge-score-rs not installed: its rows are skipped)", file=sys.stderr)
-    fns["nlgmetrics"]()  # warm-up: imports, stem cache
-    best, out = interleaved(fns, repeat)
-    ref_scorer = rouge_scorer.RougeScorer(TYPES, use_stemmer=True)
-    m = min(n, quick_n) if quick_n else n
-    t0 = time.perf_counter()
-    reference = [
-        ref_scorer.score_multi(r, p) if multi else ref_scorer.score(r, p)
-        for p, r in zip(preds[:m], refs[:m], strict=True)
-    ]
-    t_ref = (time.perf_counter() - t0) * n / m
-    truth = per_segment(reference)
-    figures = {"rouge-score": t_ref}
-    t_ours = best["nlgmetrics"]
-    scaled = f" (timed on {m:,} segments, scaled)" if m < n else ""
-    rows.append((label, f"rouge-score 0.1.2{scaled}", fmt_time(t_ref), f"{t_ref / t_ours:,.1f}", "0 (reference)"))
-    for name, t in best.items():
-        diff = float(np.abs(per_segment(out[name][:m]) - truth).max())
-        rows.append((label, name, fmt_time(t), f"{t / t_ours:.2f}", f"{diff:.1e}"))
-        figures[name] = t
+def cold_section(args: argparse.Namespace, rows: list[tuple[str, ...]]) -> dict[str, float]:
+    figures: dict[str, float] = {}
+    n = args.cold_segments
+    preds, refs = synthetic_summaries(n, seed=1)
+    t, s, k = T4, True, "rougeLsum"
+    tools = {
+        "nlgmetrics": OURS.format(t=t, s=s, k=k),
+        "rouge-score-rs score (1 thread)": RS.format(t=t, s=s, k=k, call="score"),
+        "rouge-score-rs score_batch (all cores)": RS_BATCH.format(t=t, s=s, k=k),
+    }
+    res = h.cold(tools, preds, refs, rounds=args.rounds)
+    rows += h.cold_table(f"{n:,} synthetic summaries, rouge1/2/L/Lsum + stemming", res, "nlgmetrics")
+    figures["cold_synthetic_vs_rs"] = res["rouge-score-rs score (1 thread)"]["wall"] / res["nlgmetrics"]["wall"]
+    m = min(n, args.slow_segments)
+    res = h.cold(
+        {
+            "nlgmetrics": tools["nlgmetrics"],
+            "rouge-score 0.1.2": PEER.format(module="rouge_score", t=t, s=s, k=k, call="score"),
+            "rapidrouge": PEER.format(module="rapidrouge", t=t, s=s, k=k, call="score"),
+        },
+        preds[:m],
+        refs[:m],
+        rounds=1,
+    )
+    rows += h.cold_table(f"{m:,} synthetic summaries (the Python peers are slow)", res, "nlgmetrics")
+    # no stemming: rouge-rust has no stemmer and computes rouge1/2/L only
+    t, s, k = T3, False, "rougeL"
+    res = h.cold(
+        {
+            "nlgmetrics": OURS.format(t=t, s=s, k=k),
+            "rouge-score-rs score (1 thread)": RS.format(t=t, s=s, k=k, call="score"),
+            "rouge-rust (fast_rouge.score)": FAST_ROUGE.format(k=k),
+        },
+        preds,
+        refs,
+        rounds=args.rounds,
+    )
+    rows += h.cold_table(f"{n:,} synthetic summaries, rouge1/2/L, no stemming", res, "nlgmetrics")
+    data = summeval()
+    if data is None:
+        print("(shared data not found: SummEval rows skipped)", file=sys.stderr)
+        return figures
+    sp, sr = data[0][: args.summeval], data[1][: args.summeval]
+    t, s, k = T4, True, "rougeLsum"
+    res = h.cold(
+        {
+            "nlgmetrics": OURS.format(t=t, s=s, k=k),
+            "rouge-score-rs score_multi (1 thread)": RS.format(t=t, s=s, k=k, call="score_multi"),
+        },
+        sp,
+        sr,
+        rounds=args.rounds,
+    )
+    rows += h.cold_table(f"SummEval {len(sp):,} summaries x 11 refs, rouge1/2/L/Lsum + stemming", res, "nlgmetrics")
+    figures["cold_summeval_vs_rs"] = res["rouge-score-rs score_multi (1 thread)"]["wall"] / res["nlgmetrics"]["wall"]
     return figures
+
+
+def latency_section(args: argparse.Namespace, rows: list[tuple[str, ...]]) -> dict[str, float]:
+    from rapidrouge import rouge_scorer as rapid
+    from rouge_score import rouge_scorer as reference
+    from rouge_score_rs import rouge_scorer as rs
+
+    sc_rs, sc_rapid = rs.RougeScorer(T3, use_stemmer=True), rapid.RougeScorer(T3, use_stemmer=True)
+    sc_ref = reference.RougeScorer(T3, use_stemmer=True)
+
+    def ours(p: list[str], r: list[str]) -> object:
+        if len(p) == 1:  # one pair, as a per-example reward calls it
+            return nm.rouge(p[0], r[0], rouge_types=T3, preset="rouge-score", use_stemmer=True)
+        return nm.rouge(p, r, rouge_types=T3, preset="rouge-score", use_stemmer=True, segments=True).segments
+
+    tools = {
+        "nlgmetrics": ours,
+        "rouge-score-rs score": lambda p, r: [sc_rs.score(b, a) for a, b in zip(p, r, strict=True)],
+    }
+    if not args.quick:
+        tools["rapidrouge"] = lambda p, r: [sc_rapid.score(b, a) for a, b in zip(p, r, strict=True)]
+        tools["rouge-score 0.1.2"] = lambda p, r: [sc_ref.score(b, a) for a, b in zip(p, r, strict=True)]
+    res = h.latency(
+        tools,
+        lambda n, seed: synthetic_summaries(n, seed=seed, words=30, sentences=1),
+        rounds=args.latency_rounds,
+        min_segments=args.latency_segments,
+    )
+    rows += h.latency_table("~30-word pairs, rouge1/2/L + stemming", res, "nlgmetrics")
+    return {
+        "one_pair_vs_rs": res[1]["nlgmetrics"][0] / res[1]["rouge-score-rs score"][0],
+        "one_pair_cpu_vs_rs": res[1]["nlgmetrics"][1] / res[1]["rouge-score-rs score"][1],
+        "batch64_vs_rs": res[64]["nlgmetrics"][0] / res[64]["rouge-score-rs score"][0],
+        "batch64_cpu_vs_rs": res[64]["nlgmetrics"][1] / res[64]["rouge-score-rs score"][1],
+    }
+
+
+def warm_section(args: argparse.Namespace, rows: list[tuple[str, ...]]) -> None:
+    from rouge_score_rs import rouge_scorer as rs
+
+    preds, refs = synthetic_summaries(args.cold_segments, seed=2)
+    sc = rs.RougeScorer(T4, use_stemmer=True)
+    res = h.warm(
+        {
+            "nlgmetrics": lambda: nm.rouge(preds, refs, rouge_types=T4, preset="rouge-score", use_stemmer=True),
+            "rouge-score-rs score (1 thread)": lambda: [sc.score(r, p) for p, r in zip(preds, refs, strict=True)],
+        },
+        rounds=args.rounds,
+    )
+    rows += h.warm_table(f"{len(preds):,} synthetic summaries, rouge1/2/L/Lsum + stemming, repeated", res, "nlgmetrics")
+
+
+def torch_section(args: argparse.Namespace) -> str:
+    from nlgmetrics.torch import ROUGE
+
+    preds, refs = synthetic_summaries(32 * args.torch_batches, seed=3)
+    batches = [(preds[i : i + 32], refs[i : i + 32]) for i in range(0, len(preds), 32)]
+    metric = ROUGE(preset="rouge-score", use_stemmer=True)
+    upd, fun = h.torch_update(metric, lambda p, r: nm.rouge(p, r, preset="rouge-score", use_stemmer=True), batches)
+    return (
+        f"torch adapter: ROUGE.update() on {len(batches)} batches of 32: {fmt_time(upd)}; functional call on the same "
+        f"batches: {fmt_time(fun)}; update / functional = {upd / fun:.2f} (target <= 1.5)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--segments", type=int, default=10_000, help="synthetic summaries (default 10,000)")
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--quick", action="store_true", help="time rouge-score on a subset and scale per segment")
-    ap.add_argument("--json", help="also write the figures to this JSON file")
+    ap.add_argument("--quick", action="store_true", help="smaller corpora and fewer rounds (under a minute)")
     args = ap.parse_args(argv)
-    rows: list[tuple[str, ...]] = []
-    figures: dict[str, Any] = {}
-    preds, refs = synthetic(args.segments)
-    words = np.mean([len(r.split()) for r in refs])
-    label = f"{args.segments:,} synthetic, ~{words:.0f} words, 3 lines"
-    figures["synthetic"] = run_workload(label, preds, refs, args.repeat, 1000 if args.quick else None, rows)
-    data = summeval()
-    if data is None:
-        print(f"(shared data not found at {SHARED_DATA}: the SummEval rows are skipped)", file=sys.stderr)
-    else:
-        label = f"SummEval, {len(data[0]):,} summaries × 11 refs"
-        figures["summeval"] = run_workload(label, *data, args.repeat, 200 if args.quick else None, rows)
-    print(f"machine: {machine()}")
-    print("rouge1/2/L/Lsum, Porter stemming, rouge-score's tokenizer; best of", args.repeat, "alternating rounds")
-    print(table(rows, ("workload", "implementation", "time", "time / nlgmetrics time", "max |Δ| vs rouge-score")))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(figures, fh, indent=2)
+    q = args.quick
+    args.cold_segments = 2_000 if q else 10_000
+    args.slow_segments = 50 if q else 1_000
+    args.summeval = 400 if q else 1_600
+    args.rounds = 1 if q else 3
+    args.latency_rounds = 2 if q else 5
+    args.latency_segments = 64 if q else 512
+    args.torch_batches = 10 if q else 40
+    h.header("ROUGE", f"python bench/rouge.py{' --quick' if q else ''}")
+    cold_rows: list[tuple[str, ...]] = []
+    lat_rows: list[tuple[str, ...]] = []
+    warm_rows: list[tuple[str, ...]] = []
+    figures = cold_section(args, cold_rows)
+    figures |= latency_section(args, lat_rows)
+    warm_section(args, warm_rows)
+    h.print_tables([(h.COLD_HEADER, cold_rows), (h.LATENCY_HEADER, lat_rows), (h.WARM_HEADER, warm_rows)])
+    print()
+    print(torch_section(args))
+    print("targets: " + ", ".join(f"{k} = {v:.2f}" for k, v in figures.items()))
+    print(f"(after the run: {h.machine_load()})")
     return 0
 
 

@@ -32,6 +32,8 @@ def describe(value: object) -> str:
 
 
 def _as_list(values: Any, name: str) -> list[Any]:
+    if type(values) is list:  # the common case first: the checks below cost more than a small call's scoring
+        return values
     if values is None:
         raise InvalidInputError(f"{name} is None; expected a sequence of strings")
     if isinstance(values, str):
@@ -178,6 +180,8 @@ def check_pairs(
     single_reference: bool = False,
 ) -> tuple[list[str], ReferenceSets]:
     """Check predictions and references together: types, emptiness, and equal lengths."""
+    if type(predictions) is str and type(references) is str:  # one pair: nothing else to check
+        return [predictions], ReferenceSets([references])
     preds = check_predictions(predictions, allow_empty=allow_empty)
     refs = check_references(references, allow_empty=allow_empty, single=single_reference)
     if len(preds) != len(refs):

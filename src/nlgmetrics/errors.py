@@ -15,6 +15,7 @@ from typing import Any
 __all__ = [
     "InvalidInputError",
     "MissingDependencyError",
+    "MissingExtensionError",
     "NlgMetricsError",
     "UnknownOptionError",
     "warn",
@@ -45,6 +46,22 @@ class MissingDependencyError(NlgMetricsError, ImportError):
         self.what = what
         self.install = install
         super().__init__(f"{what} needs an optional dependency that is not installed. Install it with: {install}")
+
+
+class MissingExtensionError(MissingDependencyError):
+    """The compiled kernels (``nlgmetrics._native``) are missing: this copy of nlgmetrics was installed without
+    building them (or they were built for another Python). The message says how to rebuild them."""
+
+    def __init__(self, detail: str = "") -> None:
+        install = "pip install --force-reinstall --no-deps nlgmetrics (in a source checkout: pip install -e .)"
+        self.what = "nlgmetrics._native"
+        self.install = install
+        NlgMetricsError.__init__(
+            self,
+            "the compiled kernels of nlgmetrics (nlgmetrics._native) are missing"
+            + (f" ({detail})" if detail else "")
+            + f". They are built by pip with the machine's C++ compiler; reinstall with: {install}",
+        )
 
 
 def unknown_option(kind: str, value: object, valid: list[str] | tuple[str, ...]) -> UnknownOptionError:

@@ -330,29 +330,77 @@ def _column_sum(column: Any) -> Any:
     return _scalar(column.sum(axis=0))
 
 
+_INT_TYPES = frozenset((int, bool))
+
+
+def _value_sum(values: Sequence[Any]) -> Any:
+    first = values[0]
+    if isinstance(first, tuple):
+        return tuple([_value_sum(c) for c in zip(*values, strict=True)])
+    kinds = set(map(type, values))  # one C-level pass; the isinstance scan only for unusual types
+    if kinds <= _INT_TYPES:
+        return sum(values)
+    if float in kinds or any(isinstance(v, float) for v in values):
+        return math.fsum(values)
+    return sum(values)
+
+
+def _rows_total(cls: type[S], rows: list[S]) -> S:
+    """The sum of per-segment statistics as :meth:`StatsBatch.total` sums columns: ``math.fsum`` for floats
+    (correctly rounded, so independent of the order), exact sums for integers."""
+    if len(rows) == 1:
+        return rows[0]
+    return cls(**{name: _value_sum([getattr(r, name) for r in rows]) for name in cls.field_names()})
+
+
 class StatsBatch(Generic[S]):
     """Per-segment statistics of a batch, one numpy column per field (struct of arrays).
 
-    ``columns[name]`` has shape ``(n,)`` for number fields and ``(n, k)`` for tuple fields.
+    ``columns[name]`` has shape ``(n,)`` for number fields and ``(n, k)`` for tuple fields. A small batch may be
+    built from its rows instead (:meth:`from_rows`): its columns are then made only if something asks for them,
+    and its total is summed in Python, so a call on a few segments never pays for numpy arrays.
     """
 
-    __slots__ = ("_n", "cls", "columns")
+    __slots__ = ("_columns", "_n", "_rows", "cls")
 
     def __init__(self, cls: type[S], columns: Mapping[str, Any]) -> None:
         self.cls = cls
-        self.columns = dict(columns)
+        self._columns: dict[str, np.ndarray] | None = dict(columns)
+        self._rows: list[S] | None = None
         names = cls.field_names()
-        if set(self.columns) != set(names):
-            raise ValueError(f"{cls.__name__} columns must be exactly {names}, got {tuple(self.columns)}")
-        lengths = {len(c) for c in self.columns.values()}
+        if set(self._columns) != set(names):
+            raise ValueError(f"{cls.__name__} columns must be exactly {names}, got {tuple(self._columns)}")
+        lengths = {len(c) for c in self._columns.values()}
         if len(lengths) > 1:
             raise ValueError(f"columns of different lengths: {lengths}")
         self._n = lengths.pop() if lengths else 0
+
+    @classmethod
+    def from_rows(cls, stats_cls: type[S], rows: list[S]) -> StatsBatch[S]:
+        """A batch of the given per-segment statistics (at least one; fields of numbers and tuples of numbers),
+        columns made on demand."""
+        batch = cls.__new__(cls)
+        batch.cls = stats_cls
+        batch._columns = None
+        batch._rows = rows
+        batch._n = len(rows)
+        return batch
+
+    @property
+    def columns(self) -> dict[str, Any]:
+        if self._columns is None:
+            assert self._rows is not None
+            self._columns = {
+                name: np.asarray([getattr(s, name) for s in self._rows]) for name in self.cls.field_names()
+            }
+        return self._columns
 
     def __len__(self) -> int:
         return self._n
 
     def __getitem__(self, i: int) -> S:
+        if self._rows is not None:
+            return self._rows[i]
         return self.cls(**{k: _scalar(v[i]) for k, v in self.columns.items()})
 
     def __iter__(self) -> Iterator[S]:
@@ -368,8 +416,11 @@ class StatsBatch(Generic[S]):
         """The sum over all segments, as one :class:`Stats`.
 
         Float columns are summed with ``math.fsum`` (correctly rounded), so the total of a batch does not depend
-        on the order of its segments; integer columns are summed exactly.
+        on the order of its segments; integer columns are summed exactly. A batch built from rows is summed the same
+        way in Python (one row is its own total).
         """
+        if self._rows is not None:
+            return _rows_total(self.cls, self._rows)
         return self.cls(**{k: _column_sum(v) for k, v in self.columns.items()})
 
     def exact_total(self) -> S:

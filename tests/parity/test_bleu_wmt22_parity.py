@@ -124,7 +124,7 @@ def test_sacrebleu_itself_on_one_system(wmt22, pair):
     assert ours.segments == tuple(
         sentence.sentence_score(h, [s[i] for s in streams]).score for i, h in enumerate(hyps[:200])
     )
-    # TER on 60 segments (sacrebleu's TER is slow; bench/bleu.py compares whole corpora)
+    # TER on 60 segments (sacrebleu's TER is slow; bench/mt_campaign.py compares whole corpora)
     theirs = SacreTER(normalized=True, asian_support=True).corpus_score(hyps[:60], [s[:60] for s in streams])
     assert nm.ter(hyps[:60], ours_refs[:60], normalized=True, asian_support=True).score == theirs.score
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import sys
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -21,6 +23,7 @@ from hypothesis import strategies as st
 import nlgmetrics as nm
 from nlgmetrics.metrics.bleu import _TAIL_FIELDS, BLEU
 from nlgmetrics.metrics.chrf import CHRF
+from nlgmetrics.metrics.gleu import GLEU
 from nlgmetrics.metrics.ter import TER
 from nlgmetrics.stateful import Metric
 from nlgmetrics.stats import Stats
@@ -182,3 +185,32 @@ def test_tail_fields_are_documented_as_non_additive():
     assert (b + a).tail_hyp_len == 3
     counts = dataclasses.replace(a + b, **{f: getattr(b + a, f) for f in _TAIL_FIELDS})
     assert counts == b + a  # everything else commutes
+
+
+# ---------------------------------------------------------------------------------------------- small batches
+big_corpus = st.lists(st.tuples(text, st.one_of(text, refs_multi)), min_size=33, max_size=40)
+
+
+SMALL_PATHS = [
+    *FAMILIES[:-2],
+    *ORDERED,
+    (GLEU, {}),
+    (GLEU, {"preset": "hf-google-bleu", "min_len": 2, "max_len": 3}),
+]
+
+
+@pytest.mark.parametrize(("family", "options"), SMALL_PATHS)
+@settings(max_examples=6, deadline=None)
+@given(pairs=big_corpus)
+def test_small_batches_give_the_corpus_paths_statistics(family, options, pairs):
+    """A batch of more than ``SMALL`` segments is indexed with numpy (forced here); a smaller one is counted
+    segment by segment by the compiled kernel. Both give every segment the same statistics."""
+    cfg = _config(family, options)
+    preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
+    with mock.patch.object(sys.modules[family.kernel.__module__], "SMALL", 0):  # the numpy path, whatever the size
+        corpus_path = family.batch_stats(preds, refs, cfg)
+    for i, (p, r) in enumerate(pairs):
+        assert family.batch_stats([p], [r], cfg)[0] == corpus_path[i]
+    assert family.batch_stats(preds[:5], refs[:5], cfg).total() == sum(
+        (corpus_path[i] for i in range(1, 5)), corpus_path[0]
+    )

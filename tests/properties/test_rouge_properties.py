@@ -1,8 +1,8 @@
 """Hypothesis properties of the ROUGE family and its kernels.
 
 Statistics add; batch splits and merge order change nothing; scores stay in [0, 1]; pairs are never mispaired;
-and every fast kernel (union LCS, LCS lengths, clipped overlaps, the token de-duplication of the encoder) agrees
-with a naive reference written for clarity.
+and the compiled kernel (its tokenizer, both stemmers, clipped n-gram and skip-bigram overlaps, LCS lengths and
+union LCS, over several machine words too) agrees with naive restatements written for clarity.
 """
 
 from __future__ import annotations
@@ -11,17 +11,23 @@ import itertools
 import math
 from collections import Counter
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nlgmetrics as nm
-from nlgmetrics.algorithms.lcs import canonical_lcs_positions, id_strings, lcs_lengths, union_lcs_marks
-from nlgmetrics.algorithms.rouge_counts import clipped_overlap, group_rows, ngram_ids
+from nlgmetrics.algorithms.native import native
 from nlgmetrics.metrics.rouge import ROUGE
 from nlgmetrics.stateful import ROUGE as StatefulROUGE
-from nlgmetrics.text.rouge_tokenize import _distinct_words, encode_texts, rouge_score_tokenize, unicode_tokenize
+from nlgmetrics.text.rouge_tokenize import (
+    _perl_line_tokens,
+    get_stemmer,
+    kernel_text,
+    rouge_encoder,
+    rouge_score_tokenize,
+    unicode_tokenize,
+)
+from tests.naive import naive_rouge155_porter_stem
 
 pytestmark = pytest.mark.filterwarnings("ignore:rouge. the .* tokenizer keeps only ASCII:UserWarning")
 
@@ -129,35 +135,36 @@ def test_unicode_tokenizer_equals_rouge_score_on_ascii(s):
     st.sampled_from(["rouge-score", "rouge155", "unicode"]),
     st.booleans(),
 )
-def test_encoder_fast_path_equals_the_plain_tokenizer(texts, tokenizer, sentences):
-    from nlgmetrics.text.rouge_tokenize import _perl_line_tokens
-
-    enc = encode_texts(texts, tokenizer, sentences=sentences)
+def test_compiled_tokenizer_equals_the_plain_tokenizer(texts, tokenizer, sentences):
+    encoder = rouge_encoder(None, False, tokenizer == "rouge-score")
     plain = {"rouge-score": rouge_score_tokenize, "unicode": unicode_tokenize, "rouge155": _perl_line_tokens}[tokenizer]
-    expected = [[t for line in x.split("\n") for t in plain(line)] for x in texts]
-    vocab: dict[str, int] = {}
-    for k, toks in enumerate(expected):
-        got = enc.tokens[enc.text_start[k] : enc.text_start[k + 1]].tolist()
-        assert len(got) == len(toks)
-        for word, i in zip(toks, got, strict=True):
-            assert vocab.setdefault(word, i) == i
-    assert len(set(vocab.values())) == len(vocab)
-    if sentences:
-        for k, x in enumerate(texts):
-            lines = [len(plain(line)) for line in x.split("\n")]
-            span = slice(enc.text_sent[k], enc.text_sent[k + 1])
-            assert enc.sent_len[span].tolist() == [n for n in lines if n]
+    for x in texts:
+        got = encoder.tokens(kernel_text(x, tokenizer, sentences), sentences)
+        lines = [plain(line) for line in (x.split("\n") if sentences else [x])]
+        if sentences:
+            assert got == [toks for toks in lines if toks]
+        else:
+            assert [t for s in got for t in s] == lines[0]
 
 
-@settings(max_examples=100)
-@given(st.lists(st.integers(0, 2**64 - 1) | st.integers(0, 5), max_size=300))
-def test_distinct_words_is_exact(values):
-    w = np.array(values, dtype=np.uint64)
-    rep = _distinct_words(w)
-    assert (w[rep] == w).all()
-    first: dict[int, int] = {}
-    for i, v in enumerate(values):
-        assert first.setdefault(v, int(rep[i])) == rep[i]
+suffixes = st.sampled_from(
+    ["", "s", "es", "ies", "ied", "ed", "eed", "ing", "ational", "tional", "alli", "ousli", "ization", "ation",
+     "ator", "alism", "iveness", "fulness", "aliti", "biliti", "logi", "fulli", "icate", "ative", "alize", "iciti",
+     "ful", "ness", "al", "ance", "ence", "er", "ic", "able", "ant", "ement", "ment", "ent", "sion", "tion", "ou",
+     "ism", "ate", "iti", "ous", "ive", "ize", "e", "ll", "y", "ly", "bli", "eli"]
+)  # fmt: skip
+stems = st.text(alphabet="abcdefghijklmnopqrstuvwxyzaeiouyyéжß", min_size=1, max_size=8)
+
+
+@settings(max_examples=400)
+@given(stems, suffixes, suffixes)
+def test_compiled_stemmers_equal_nltk_and_the_rouge155_restatement(stem, s1, s2):
+    porter = pytest.importorskip("nltk.stem.porter").PorterStemmer()
+    word = stem + s1 + s2
+    expected = porter.stem(word) if len(word) > 3 else word
+    assert get_stemmer("porter")(word) == expected
+    assert native().stem(1, word) == porter.stem(word)
+    assert native().stem(3, word) == naive_rouge155_porter_stem(word)
 
 
 # ---------------------------------------------------------------------------------------------------- kernels
@@ -180,51 +187,83 @@ def naive_lcs_positions(ref, can):
     return out
 
 
-seq = st.lists(st.integers(0, 3), max_size=70)
+def naive_pair(pred, ref, rouge_type):
+    """(hits, prediction total, reference total) of one pair, as rouge-score and ROUGE-1.5.5 count them; ``pred``
+    and ``ref`` are lists of sentences of tokens."""
+    p, r = [t for s in pred for t in s], [t for s in ref for t in s]
+    if rouge_type.startswith("rouge") and rouge_type[5:].isdigit():
+        n = int(rouge_type[5:])
+        cp = Counter(tuple(p[i : i + n]) for i in range(len(p) - n + 1))
+        cr = Counter(tuple(r[i : i + n]) for i in range(len(r) - n + 1))
+        return sum(min(v, cr[k]) for k, v in cp.items()), max(len(p) - n + 1, 0), max(len(r) - n + 1, 0)
+    if rouge_type == "rougeL":
+        return len(naive_lcs_positions(r, p)), len(p), len(r)
+    if rouge_type == "rougeLsum":  # rouge-score's _summary_level_lcs
+        cnt_p, cnt_r, hits = Counter(p), Counter(r), 0
+        for sent in ref:
+            union = sorted({x for c in pred for x in naive_lcs_positions(sent, c)})
+            for t in (sent[x] for x in union):
+                if cnt_p[t] > 0 and cnt_r[t] > 0:
+                    hits, cnt_p[t], cnt_r[t] = hits + 1, cnt_p[t] - 1, cnt_r[t] - 1
+        return hits, len(p), len(r)
+    skip = None if rouge_type.endswith("*") else int(rouge_type.lstrip("rougeSU"))
+
+    def items(x):
+        out = Counter(
+            (x[i], x[j]) for i in range(len(x)) for j in range(i + 1, len(x)) if skip is None or j - i <= skip + 1
+        )
+        if rouge_type.startswith("rougeSU"):
+            out.update((t,) for t in x[:-1])
+        return out
+
+    ip, ir = items(p), items(r)
+    return sum(min(v, ir[k]) for k, v in ip.items()), sum(ip.values()), sum(ir.values())
 
 
-@settings(max_examples=300)
-@given(seq, seq)
-def test_canonical_lcs_is_rouge_scores_backtrack(a, b):
-    assert canonical_lcs_positions(a, b) == naive_lcs_positions(a, b)
+def _f(hits, pt, rt):
+    prec, rec = (hits / pt if pt else 0.0), (hits / rt if rt else 0.0)
+    return prec, rec, (2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0)
+
+
+KERNEL_TYPES = ("rouge1", "rouge2", "rouge3", "rougeL", "rougeLsum", "rougeS2", "rougeSU*")
+sentence = st.lists(st.sampled_from("abcde"), max_size=90)
+document = st.lists(sentence, max_size=4)
+
+
+@settings(max_examples=150)
+@given(st.lists(st.tuples(document, document), min_size=1, max_size=5))
+def test_compiled_kernel_counts_equal_naive_counts(pairs):
+    """Pre-tokenized sentences (several machine words long) straight into the kernel, one reference each."""
+    from nlgmetrics.metrics.rouge_kernel import _type_specs
+
+    specs, _ = _type_specs(KERNEL_TYPES, False)
+    plan = native().RougePlan(specs, False, 1, 1.0, None, 1.2, True, 0.0)  # multi_ref "best"
+    got = plan.scores(
+        rouge_encoder(None, False, False), [p for p, _ in pairs], [r for _, r in pairs], [], None, None, False
+    )
+    for k, (pred, ref) in enumerate(pairs):
+        for j, rouge_type in enumerate(KERNEL_TYPES):
+            assert tuple(got[k, j]) == _f(*naive_pair(pred, ref, rouge_type)), rouge_type
 
 
 @settings(max_examples=100)
-@given(st.lists(st.lists(st.integers(0, 4), max_size=60), min_size=1, max_size=8), st.data())
-def test_union_lcs_marks_vectorised_equals_naive(sentences, data):
-    tokens = np.array([t for s in sentences for t in s], dtype=np.int64)
-    starts = np.cumsum([0] + [len(s) for s in sentences])[:-1]
-    lens = np.array([len(s) for s in sentences])
-    pairs = data.draw(st.lists(st.tuples(st.integers(0, len(sentences) - 1), st.integers(0, len(sentences) - 1)),
-                               min_size=1, max_size=12))  # fmt: skip
-    rs, cs = np.array([a for a, _ in pairs]), np.array([b for _, b in pairs])
-    expected = np.zeros(len(tokens), dtype=bool)
-    for a, b in pairs:
-        for x in naive_lcs_positions(sentences[a], sentences[b]):
-            expected[starts[a] + x] = True
-    got = union_lcs_marks(tokens, starts[rs], lens[rs], starts[cs], lens[cs])
-    assert (got == expected).all()
-    # the table look-up variant: ids local to one group of 5
-    lo, size = np.zeros(len(pairs), dtype=np.int64), np.full(len(pairs), 5)
-    assert (union_lcs_marks(tokens, starts[rs], lens[rs], starts[cs], lens[cs], lo, size) == expected).all()
+@given(st.lists(st.tuples(document, st.lists(document, min_size=1, max_size=3)), min_size=1, max_size=4))
+def test_compiled_max_pr_equals_naive(segments):
+    """pycocoevalcap's multi-reference rule (``multi_ref="max-pr"``): the highest precision and the highest recall
+    over the references, each on its own, then F with beta 1.2."""
+    from nlgmetrics.metrics.rouge_kernel import _type_specs
 
-
-@settings(max_examples=100)
-@given(st.lists(st.tuples(seq, seq), min_size=1, max_size=10))
-def test_lcs_lengths_and_overlaps_equal_naive_counts(pairs):
-    flat = [x for p in pairs for x in p]
-    tokens = np.array([t for s in flat for t in s], dtype=np.int64)
-    bounds = np.cumsum([0] + [len(s) for s in flat])
-    strings = id_strings(tokens, bounds[:-1], bounds[1:])
-    got = lcs_lengths(strings[0::2], strings[1::2])
-    assert got.tolist() == [len(naive_lcs_positions(a, b)) for a, b in pairs]
-    for n in (1, 2, 3):
-        grams, _ = ngram_ids(tokens, 4, n)
-        size = np.maximum(np.diff(bounds) - n + 1, 0)
-        groups = group_rows(grams, [(bounds[:-1][0::2], size[0::2]), (bounds[:-1][1::2], size[1::2])], len(pairs))
-        want = []
-        for a, b in pairs:
-            ca = Counter(tuple(a[i : i + n]) for i in range(len(a) - n + 1))
-            cb = Counter(tuple(b[i : i + n]) for i in range(len(b) - n + 1))
-            want.append(sum(min(v, cb[k]) for k, v in ca.items()))
-        assert clipped_overlap(groups).tolist() == want
+    types = ("rougeL", "rouge2")
+    specs, _ = _type_specs(types, False)
+    plan = native().RougePlan(specs, False, 2, 1.2, None, 1.2, True, 0.0)  # multi_ref "max-pr"
+    flat = [r for _, rs in segments for r in rs]
+    starts = [0]
+    for _, rs in segments[:-1]:
+        starts.append(starts[-1] + len(rs))
+    got = plan.scores(rouge_encoder(None, False, False), [p for p, _ in segments], flat, starts, None, None, False)
+    for k, (pred, rs) in enumerate(segments):
+        for j, rouge_type in enumerate(types):
+            prec = max(_f(*naive_pair(pred, r, rouge_type))[0] for r in rs)
+            rec = max(_f(*naive_pair(pred, r, rouge_type))[1] for r in rs)
+            f = (1 + 1.44) * prec * rec / (rec + 1.44 * prec) if prec and rec else 0.0
+            assert tuple(got[k, j]) == (prec, rec, f), rouge_type

@@ -155,12 +155,15 @@ def test_stats_shapes_follow_max_order():
 def test_reference_statistics_are_cached_and_reused():
     from nlgmetrics.metrics import bleu as module
 
+    hyps, refs = HYPS * (module.SMALL // len(HYPS) + 1), REFS * (module.SMALL // len(REFS) + 1)  # a corpus
     module._CACHE.clear()
-    a = nm.bleu(HYPS, REFS).score
+    a = nm.bleu(hyps, refs).score
     assert len(module._CACHE) == 1
-    assert nm.bleu(list(reversed(HYPS)), list(reversed(REFS))).score == a  # other references: a new entry
+    assert nm.bleu(list(reversed(hyps)), list(reversed(refs))).score == a  # other references: a new entry
     assert len(module._CACHE) == 2
-    assert nm.bleu(HYPS, [list(r) if isinstance(r, list) else r for r in REFS]).score == a
+    assert nm.bleu(hyps, [list(r) if isinstance(r, list) else r for r in refs]).score == a
+    assert len(module._CACHE) == 2
+    assert nm.bleu(HYPS, REFS).score == nm.bleu(HYPS, REFS).score  # a few segments: counted apart, no entry
     assert len(module._CACHE) == 2
 
 

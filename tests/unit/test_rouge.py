@@ -127,22 +127,34 @@ def test_missing_optional_tokenizers_give_install_hints():
     assert "pip install 'nlgmetrics[zh]'" in out
 
 
-def test_missing_nltk_gives_an_install_hint_only_for_porter_stemming():
+def test_stemming_needs_no_nltk():
     code = (
         "import sys\n"
         "sys.modules['nltk'] = None\n"
         "import nlgmetrics as nm\n"
         "print(nm.rouge(['running'], ['runs']).score['rouge1'])\n"
         "print(nm.rouge(['running'], ['runs'], preset='rouge155', use_stemmer=True).score['rouge1'])\n"
-        "try:\n"
-        "    nm.rouge(['running'], ['runs'], use_stemmer=True)\n"
-        "except ImportError as e:\n"
-        "    print(type(e).__name__, e)\n"
+        "print(nm.rouge(['running'], ['runs'], use_stemmer=True).score['rouge1'])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines()[:2] == ["0.0", "1.0"]
-    assert "MissingDependencyError" in out
-    assert "pip install nltk" in out
+    assert out.splitlines() == ["0.0", "1.0", "1.0"]
+
+
+def test_missing_compiled_kernels_give_a_clear_error():
+    code = (
+        "import sys\n"
+        "sys.modules['nlgmetrics._native'] = None\n"
+        "import nlgmetrics as nm\n"
+        "try:\n"
+        "    nm.rouge(['a'], ['a'])\n"
+        "except ImportError as e:\n"
+        "    print(type(e).__name__, isinstance(e, nm.MissingDependencyError), e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.startswith(
+        "MissingExtensionError True the compiled kernels of nlgmetrics (nlgmetrics._native) are missing"
+    )
+    assert "pip install" in out
     assert issubclass(MissingDependencyError, ImportError)
 
 
@@ -343,22 +355,14 @@ def test_configs_differing_only_in_workers_merge():
     assert a.merge(b).compute().count == 2
 
 
-def test_more_distinct_tokens_than_code_points(monkeypatch):
-    import nlgmetrics.metrics.rouge_kernel as kernel
-
-    want = nm.rouge(PREDS, REFS, segments=True)
-    monkeypatch.setattr(kernel, "ID_STRING_LIMIT", 2)  # token ids go to rapidfuzz as lists instead of strings
-    assert nm.rouge(PREDS, REFS, segments=True).segments == want.segments
-
-
-def test_large_batches_are_chunked_without_changing_a_number(monkeypatch):
+def test_worker_processes_change_no_number(monkeypatch):
     import nlgmetrics.metrics.rouge as module
 
     preds = [f"the cat {i} sat\non the mat {i % 3}" for i in range(50)]
     refs = [[f"a cat {i} sat", f"the mat {i % 4}\nof cats"] for i in range(50)]
     want = nm.rouge(preds, refs, use_stemmer=True, segments=True)
-    monkeypatch.setattr(module, "CHUNK_SEGMENTS", 7)
-    got = nm.rouge(preds, refs, use_stemmer=True, segments=True)
+    monkeypatch.setattr(module, "PARALLEL_MIN_SEGMENTS", 7)
+    got = nm.rouge(preds, refs, use_stemmer=True, segments=True, workers=2)
     assert got.segments == want.segments
     assert got.score == want.score
 

@@ -7,6 +7,7 @@ compute the exact weighted Levenshtein distance with the bit-parallel algorithms
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -28,6 +29,10 @@ __all__ = [
 
 Seq = str | Sequence[Hashable]
 
+#: Up to this many pairs, scores are computed one call per pair and kept in a Python list: a numpy array and
+#: rapidfuzz's column call cost more than they save on a handful of pairs.
+SMALL = 32
+
 
 def _weights(substitution_cost: int) -> tuple[int, int, int] | None:
     return None if substitution_cost == 1 else (1, 1, int(substitution_cost))
@@ -39,7 +44,8 @@ def levenshtein(a: Seq, b: Seq, substitution_cost: int = 1) -> int:
 
 
 def normalized_similarity_many(a: Sequence[Seq], b: Sequence[Seq]) -> np.ndarray:
-    """Element-wise ``1 - lev(a[i], b[i]) / max(len a[i], len b[i])`` (1.0 for two empty items), float64.
+    """Element-wise ``1 - lev(a[i], b[i]) / max(len a[i], len b[i])`` (1.0 for two empty items), float64 (a list of
+    floats for at most :data:`SMALL` pairs).
 
     With unit costs rapidfuzz normalises by exactly ``max(len)``, so its ``normalized_similarity`` is this
     formula, computed in one C++ pass.
@@ -48,6 +54,8 @@ def normalized_similarity_many(a: Sequence[Seq], b: Sequence[Seq]) -> np.ndarray
         raise ValueError(f"normalized_similarity_many needs equal lengths, got {len(a)} and {len(b)}")
     if not a:
         return np.zeros(0, dtype=np.float64)
+    if len(a) <= SMALL:
+        return list(map(Levenshtein.normalized_similarity, a, b))  # type: ignore[return-value]
     return np.asarray(cpdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1))
 
 
@@ -77,16 +85,20 @@ def expand_pairs(
     lists (``None`` when every segment has one reference), for :func:`reduce_segments`.
     """
     if references.starts is None:
-        return list(predictions), references.flat, None
+        return predictions if isinstance(predictions, list) else list(predictions), references.flat, None
     flat_preds = [p for p, k in zip(predictions, references.counts().tolist(), strict=False) for _ in range(k)]
     return flat_preds, references.flat, references.starts
 
 
 def reduce_segments(values: np.ndarray, starts: np.ndarray | None, how: str) -> np.ndarray:
     """Reduce per-pair ``values`` to per-segment values with ``"max"`` or ``"min"`` (``starts`` as returned by
-    :func:`expand_pairs`; ``None`` means one pair per segment)."""
+    :func:`expand_pairs`; ``None`` means one pair per segment). A list of values gives a list."""
     if starts is None:
         return values
+    if isinstance(values, list):
+        pick = max if how == "max" else min
+        bounds = [*starts.tolist(), len(values)]
+        return [pick(values[lo:hi]) for lo, hi in itertools.pairwise(bounds)]  # type: ignore[return-value]
     ufunc = np.maximum if how == "max" else np.minimum
     return ufunc.reduceat(values, starts)
 

@@ -124,6 +124,7 @@ def anls_from_stats(stats: ANLSStats, cfg: ANLSConfig) -> ANLSResult:
 
 
 ANLS: Family[ANLSConfig, ANLSStats, ANLSResult] = Family(
+    cache_configs=True,
     name="anls",
     bounds=(0.0, 1.0),
     config_cls=ANLSConfig,

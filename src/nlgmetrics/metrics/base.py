@@ -12,6 +12,7 @@ Data flows one way::
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections.abc import Callable, Mapping
@@ -123,13 +124,37 @@ class Family(Generic[C, S, R]):
     #: A small valid input, ``{"predictions": ..., "references": ..., "sources": ..., "options": {...}}``: the
     #: catalogue's interface tests run every interface on it (default: two short English segments).
     example: Mapping[str, Any] | None = None
+    #: Whether a config may be reused for the same preset and options (``make_config`` then validates them once).
+    #: Leave it off for a config whose construction reads the environment (files, devices).
+    cache_configs: bool = False
+
+    def __post_init__(self) -> None:
+        # configurations built so far, by (preset, options): a frozen config is resolved and validated once
+        object.__setattr__(self, "_configs", {})
 
     # ----------------------------------------------------------------- configuration
     def option_names(self) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(self.config_cls))  # type: ignore[arg-type]
 
     def make_config(self, preset: str | None = None, **options: Any) -> C:
-        """Build a config from a named preset plus explicit options (which win over the preset)."""
+        """Build a config from a named preset plus explicit options (which win over the preset).
+
+        Configs are frozen, so the same preset and options give the same (cached) config object: a call scoring one
+        pair does not validate its options again."""
+        key = _config_key(preset, options) if self.cache_configs else None
+        configs: dict[Any, C] = self._configs  # type: ignore[attr-defined]
+        if key is not None:
+            hit = configs.get(key)
+            if hit is not None:
+                return hit
+        config = self._build_config(preset, options)
+        if key is not None:
+            if len(configs) >= _CONFIG_CACHE_SIZE:
+                configs.clear()
+            configs[key] = config
+        return config
+
+    def _build_config(self, preset: str | None, options: dict[str, Any]) -> C:
         valid = self.option_names()
         for key in options:
             if key not in valid:
@@ -235,7 +260,12 @@ class Family(Generic[C, S, R]):
                 changes["score"] = seg
         if not result.signature:
             changes["signature"] = signature_of(self, config)
-        return dataclasses.replace(result, **changes) if changes else result
+        if not changes:
+            return result
+        # the formula's result is new and ours alone: fill it in place rather than copy it field by field
+        for name, value in changes.items():
+            object.__setattr__(result, name, value)
+        return result
 
     def needs_segments(self, config: C) -> bool:
         return getattr(config, "reduction", None) == "none"
@@ -256,10 +286,55 @@ class Family(Generic[C, S, R]):
         return self.finalize(batch.total(), config, batch if keep else None)
 
 
+#: The most configurations a family keeps (a program that builds configs from many values does not grow forever).
+_CONFIG_CACHE_SIZE = 512
+_PLAIN = (str, int, bool, type(None))
+_PLAIN_SET = frozenset(_PLAIN)
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable key that tells apart values a config keeps apart (``1``, ``1.0`` and ``True`` are equal in
+    Python but give different configs: another signature, or a validation error); ``None`` when ``value`` is not
+    a plain value (the config is then built afresh)."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return (kind, value)
+    if kind is float:
+        return (kind, value.hex())
+    if kind is tuple and set(map(type, value)) <= {str}:
+        return (kind, value)
+    if kind is tuple or kind is list:
+        parts = tuple(_freeze(v) for v in value)
+        return None if None in parts else (kind, parts)
+    return None
+
+
+def _config_key(preset: Any, options: dict[str, Any]) -> Any:
+    if preset is not None and type(preset) is not str:
+        return None
+    kinds = tuple(map(type, options.values()))
+    if set(kinds) <= _PLAIN_SET:  # plain values: equal and of the same type means the same option
+        return (preset, tuple(options.items()), kinds)
+    key: list[Any] = [preset]
+    for name, value in options.items():
+        frozen = _freeze(value)
+        if frozen is None:
+            return None
+        key.append((name, frozen))
+    return tuple(key)
+
+
 def signature_of(family: Family[Any, Any, Any], config: Any) -> str:
+    """The signature of ``config``, built once per config object (configs are frozen)."""
+    cached = getattr(config, "_nlgm_signature", None)
+    if cached is not None and cached[0] == family.name:
+        return cached[1]  # type: ignore[no-any-return]
     from ..signature import build_signature
 
-    return build_signature(family.name, config)
+    signature = build_signature(family.name, config)
+    with contextlib.suppress(AttributeError, TypeError):  # a config with __slots__ keeps none
+        object.__setattr__(config, "_nlgm_signature", (family.name, signature))
+    return signature
 
 
 def check_number(name: str, value: Any, *, minimum: float | None = None, maximum: float | None = None) -> None:

@@ -54,6 +54,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._inputs import ReferenceSets
+from ..algorithms.native import has_native, native
 from ..algorithms.ngrams import (
     ReferenceCache,
     build_index,
@@ -289,7 +290,10 @@ class _BLEUBatch(StatsBatch[BLEUStats]):
     def _keep_tail(self, out: BLEUStats) -> BLEUStats:
         if len(self) == 0:
             return out
-        tail: dict[str, Any] = {name: int(self.columns[name][-1]) for name in _TAIL_FIELDS}
+        if len(self) == 1 and self._rows is not None:
+            return out  # one segment: its own tail
+        last = self[len(self) - 1]
+        tail: dict[str, Any] = {name: int(getattr(last, name)) for name in _TAIL_FIELDS}
         return dataclasses.replace(out, **tail)
 
 
@@ -364,9 +368,61 @@ def _closest(ref_lens: np.ndarray, ref_unit: np.ndarray, starts: np.ndarray | No
     return best % base
 
 
+#: Batches of at most this many segments are counted segment by segment by the compiled kernel, their statistics
+#: kept as Python rows: indexing their references with numpy would cost more than it saves.
+SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger batches keep the reference caches
+
+
+def _small_batch(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> StatsBatch[BLEUStats]:
+    """The statistics of a few segments: the same counts as the corpus path (``algorithms.ngrams``), from the
+    compiled small-batch counter, without numpy arrays (the reference-length rule is the corpus path's)."""
+    if _uses_codepoints(cfg):
+        hyp: list[Any] = _char_texts(preds, cfg)
+        ref: list[Any] = _char_texts(refs.flat, cfg)
+    else:  # one tokenizer call for both sides (lines are tokenized independently): half its fixed cost
+        both = tokenize(preds + refs.flat, cfg)
+        hyp, ref = both[: len(preds)], both[len(preds) :]
+    starts = [] if refs.starts is None else refs.starts.tolist()
+    matches = native().clipped_matches(hyp, ref, starts, orders, False)
+    hyp_lens = [len(h) for h in hyp]
+    if refs.starts is None and cfg.convention != "moses":
+        closest = [len(r) for r in ref]  # one reference: its length, whatever the rule
+        counts = [1] * len(preds)
+    else:
+        counts_np = refs.counts()
+        unit = np.repeat(np.arange(len(preds)), counts_np)
+        ref_lens = np.fromiter(map(len, ref), dtype=np.int64, count=len(ref))
+        closest = _closest(ref_lens, unit, refs.starts, np.asarray(hyp_lens, dtype=np.int64), cfg).tolist()
+        counts = counts_np.tolist()
+    n = cfg.order
+    rows = []
+    for seg, (m, h, k) in enumerate(zip(matches, hyp_lens, counts, strict=True)):
+        m = m[0]
+        totals = [max(h - order + 1, 0) for order in range(1, orders + 1)]
+        tail5 = (m[_TAIL_ORDER - 1], totals[_TAIL_ORDER - 1]) if cfg.needs_tail5 else (0, 0)
+        rows.append(
+            BLEUStats(
+                tuple(m[:n]),
+                tuple(totals[:n]),
+                tuple(int(t == 0) for t in totals[:n]),
+                h,
+                int(closest[seg]),
+                1,
+                k,
+                k * k,
+                1,
+                h,
+                *tail5,
+            )
+        )
+    return _BLEUBatch.from_rows(BLEUStats, rows)
+
+
 def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> StatsBatch[BLEUStats]:
     n_seg = len(preds)
     orders = max(cfg.order, _TAIL_ORDER) if cfg.needs_tail5 else cfg.order
+    if n_seg <= SMALL and has_native():
+        return _small_batch(preds, refs, cfg, orders)
     key = (
         "bleu",
         _token_settings(cfg),
@@ -753,12 +809,22 @@ def _nrefs(stats: BLEUStats) -> Any:
 def _sacrebleu_signature(stats: BLEUStats, cfg: BLEUConfig) -> str | None:
     if cfg.convention != "sacrebleu" or cfg.tokenizer not in SACREBLEU_TOKENIZERS or cfg.weights is not None:
         return None
+    nrefs = _nrefs(stats)
+    cached = cfg.__dict__.get("_nlgm_sacrebleu_signature")
+    if cached is not None and cached[0] == nrefs:
+        return cached[1]  # type: ignore[no-any-return]
+    signature = _build_sacrebleu_signature(nrefs, cfg)
+    object.__setattr__(cfg, "_nlgm_sacrebleu_signature", (nrefs, signature))
+    return signature
+
+
+def _build_sacrebleu_signature(nrefs: Any, cfg: BLEUConfig) -> str:
     smooth = str(cfg.smoothing)
     if smooth in ("floor", "add-k"):
         smooth += f"[{cfg.value:.2f}]"
     tok = sacrebleu_tokenizer(str(cfg.tokenizer)).signature
     return (
-        f"nrefs:{_nrefs(stats)}|case:{'lc' if cfg.lowercase else 'mixed'}|eff:{'yes' if cfg.effective_order else 'no'}"
+        f"nrefs:{nrefs}|case:{'lc' if cfg.lowercase else 'mixed'}|eff:{'yes' if cfg.effective_order else 'no'}"
         f"|tok:{tok}|smooth:{smooth}|version:{SACREBLEU_VERSION}"
     )
 
@@ -816,6 +882,7 @@ def _segment_config(cfg: BLEUConfig) -> BLEUConfig:
 
 
 BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
+    cache_configs=True,
     name="bleu",
     bounds=(0.0, None),
     config_bounds=_bounds,
@@ -847,7 +914,7 @@ BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
 def _config(preset: str | None, options: dict[str, Any], sentence: bool) -> BLEUConfig:
     cfg = BLEU.make_config(preset, **options)
     if sentence and cfg.convention == "sacrebleu" and "effective_order" not in options:
-        cfg = dataclasses.replace(cfg, effective_order=True)  # sacrebleu.sentence_bleu's default
+        cfg = BLEU.make_config(preset, **options, effective_order=True)  # sacrebleu.sentence_bleu's default
     return cfg
 
 
@@ -897,7 +964,12 @@ def sentence_bleu(
     """
     cfg = _config(preset, options, True)
     if isinstance(prediction, str):
-        refs = [references] if isinstance(references, str) else [list(references)]  # type: ignore[arg-type]
+        if isinstance(references, str):
+            refs: list[Any] = [references]
+        elif len(references) == 1 and type(references[0]) is str:
+            refs = [references[0]]  # one reference: the plain layout
+        else:
+            refs = [list(references)]
         batch = BLEU.batch_stats([prediction], refs, cfg)
         return BLEU.finalize(batch.total(), cfg)
     batch = BLEU.batch_stats(prediction, references, cfg)

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._inputs import ReferenceSets
+from ..algorithms.native import has_native, native
 from ..algorithms.ngrams import (
     ReferenceCache,
     build_index,
@@ -263,7 +264,56 @@ def _side_counts(index: Any, hyp_len: np.ndarray, orders: int) -> tuple[np.ndarr
     return hyp_count, ref_count
 
 
+#: Batches of at most this many segments are counted segment by segment by the compiled kernel, their statistics
+#: kept as Python rows: indexing their references with numpy would cost more than it saves.
+SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger batches keep the reference caches
+
+
+def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
+    """The statistics of a few segments: the same counts as the corpus path (``algorithms.ngrams``), from the
+    compiled small-batch counter, without numpy arrays; the best reference is chosen by the same formula."""
+    lines = [p.lower() for p in preds] if cfg.lowercase else preds
+    flat = [r.lower() for r in refs.flat] if cfg.lowercase else refs.flat
+    starts = [] if refs.starts is None else refs.starts.tolist()
+    sides: list[tuple[list[Any], list[Any], int]] = []  # (hypothesis sequences, reference sequences, orders)
+    if cfg.char_order:
+        sides.append((_char_texts(lines, cfg), _char_texts(flat, cfg), cfg.char_order))
+    if cfg.word_order:
+        sides.append(([split_punctuation(x) for x in lines], [split_punctuation(x) for x in flat], cfg.word_order))
+    per_side = [native().clipped_matches(h, r, starts, k, True) for h, r, k in sides]
+    counts = refs.counts().tolist()
+    rows = []
+    at = 0
+    for seg, k in enumerate(counts):
+        best: CHRFStats | None = None
+        best_f = 0.0
+        for j in range(k):
+            hyp_c: list[int] = []
+            ref_c: list[int] = []
+            match_c: list[int] = []
+            for (h, r, orders), matches in zip(sides, per_side, strict=True):
+                hl, rl = len(h[seg]), len(r[at + j])
+                for n in range(1, orders + 1):
+                    rc = max(rl - n + 1, 0)
+                    ref_c.append(rc)
+                    hyp_c.append(max(hl - n + 1, 0) if rc > 0 else 0)  # sacrebleu counts none then
+                match_c.extend(matches[seg][j])
+            unit = CHRFStats(tuple(hyp_c), tuple(ref_c), tuple(match_c), 1, k, k * k)
+            if k == 1:
+                best = unit
+                break
+            f = _f_score(unit, cfg)[0]
+            if best is None or f > best_f:  # the first of equals, as sacrebleu keeps it
+                best, best_f = unit, f
+        assert best is not None
+        rows.append(best)
+        at += k
+    return StatsBatch.from_rows(CHRFStats, rows)
+
+
 def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
+    if len(preds) <= SMALL and has_native():
+        return _small_batch(preds, refs, cfg)
     layout = None if refs.starts is None else refs.starts.tobytes()
     key = ("chrf", cfg.lowercase, cfg.whitespace, cfg.char_order, cfg.word_order, tuple(refs.flat), layout)
     char_index, word_index, vocabulary = _CACHE.get(key, lambda: _reference_side(refs, cfg))
@@ -323,6 +373,7 @@ def _sizes(cfg: CHRFConfig) -> dict[str, int]:
 
 
 CHRF: Family[CHRFConfig, CHRFStats, CHRFResult] = Family(
+    cache_configs=True,
     name="chrf",
     bounds=(0.0, 100.0),
     config_cls=CHRFConfig,
@@ -360,5 +411,10 @@ def sentence_chrf(
 ) -> CHRFResult:
     """chrF of one sentence against its reference(s) (sacrebleu's ``sentence_chrf``)."""
     cfg = CHRF.make_config(preset, **options)
-    refs = [references] if isinstance(references, str) else [list(references)]
+    if isinstance(references, str):
+        refs: list[Any] = [references]
+    elif len(references) == 1 and type(references[0]) is str:
+        refs = [references[0]]  # one reference: the plain layout
+    else:
+        refs = [list(references)]
     return CHRF.finalize(CHRF.batch_stats([prediction], refs, cfg).total(), cfg)

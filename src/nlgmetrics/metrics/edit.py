@@ -113,6 +113,7 @@ def edit_distance_from_stats(stats: EditDistanceStats, cfg: EditDistanceConfig) 
 
 
 EDIT_DISTANCE: Family[EditDistanceConfig, EditDistanceStats, EditDistanceResult] = Family(
+    cache_configs=True,
     name="edit_distance",
     higher_is_better=False,
     bounds=(0.0, None),
@@ -171,6 +172,8 @@ def _nls_kernel(preds: list[str], refs: ReferenceSets, cfg: NLSConfig) -> StatsB
 def segment_score_batch(scores: np.ndarray) -> StatsBatch[NLSStats]:
     """Per-segment scores as :class:`NLSStats` (a score and a count each): for every metric whose corpus score is
     the mean (or the sum) of its segment scores."""
+    if isinstance(scores, list):  # a small batch (see algorithms.edit.SMALL): Python rows, no numpy
+        return StatsBatch.from_rows(NLSStats, [NLSStats(value, 1) for value in scores])
     return StatsBatch(NLSStats, {"score_sum": scores, "count": np.ones(len(scores), dtype=np.int64)})
 
 
@@ -184,6 +187,7 @@ def nls_from_stats(stats: NLSStats, cfg: NLSConfig) -> NLSResult:
 
 
 NLS: Family[NLSConfig, NLSStats, NLSResult] = Family(
+    cache_configs=True,
     name="nls",
     bounds=(0.0, 1.0),
     config_cls=NLSConfig,
@@ -302,6 +306,7 @@ def error_rate_from_stats(stats: ErrorRateStats, cfg: ErrorRateConfig) -> ErrorR
 
 
 CER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
+    cache_configs=True,
     name="cer",
     higher_is_better=False,
     bounds=(0.0, None),
@@ -316,6 +321,7 @@ CER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
 )
 
 WER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
+    cache_configs=True,
     name="wer",
     higher_is_better=False,
     bounds=(0.0, None),

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -53,7 +53,7 @@ from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
-from .base import Family, Result, check_number, safe_div
+from .base import Family, Result, check_number
 from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
 from .rouge_scores import AggregateScore, RougeScore
 
@@ -76,8 +76,6 @@ DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 
 #: Batches with at least this many segments are spread over ``workers`` processes.
 PARALLEL_MIN_SEGMENTS = 2000
-#: Larger batches are scored in chunks of this many segments, whose arrays stay in the processor's caches.
-CHUNK_SEGMENTS = 6000
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
@@ -202,9 +200,10 @@ class RougeConfig:
         if self.bootstrap_rng not in BOOTSTRAP_RNGS:
             raise unknown_option("bootstrap_rng", self.bootstrap_rng, list(BOOTSTRAP_RNGS))
         _check_int("workers", self.workers, 1)
-        from .rouge_sets import check_set_scoring
+        if self.scoring in ("pltrdy", "llamafactory"):  # imported only then: it loads rapidfuzz
+            from .rouge_sets import check_set_scoring
 
-        check_set_scoring(self)
+            check_set_scoring(self)
 
 
 _MEASURES = ("precision", "recall", "fmeasure")
@@ -306,6 +305,8 @@ def _warn_dropped(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> No
     """Warn once per batch when an ASCII-only tokenizer drops most of the letters of a segment."""
     if cfg.tokenizer not in ("rouge-score", "rouge155"):
         return
+    if all(map(str.isascii, preds)) and all(map(str.isascii, refs.flat)):
+        return
     texts = [*preds, *refs.flat]
     lower_first = cfg.tokenizer == "rouge-score"
     bad = [k for k, t in enumerate(texts) if not t.isascii() and ascii_kept_fraction(t, lower_first=lower_first) < 0.5]
@@ -322,8 +323,8 @@ def _warn_dropped(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> No
     )
 
 
-def _chunk_columns(args: tuple[list[str], ReferenceSets, RougeConfig]) -> dict[str, np.ndarray]:
-    return rouge_columns(*args)
+def _chunk_columns(args: tuple[list[str], ReferenceSets, RougeConfig]) -> np.ndarray:
+    return rouge_columns(*args, grid=_GRID)
 
 
 def _split(preds: list[str], refs: ReferenceSets, parts: int) -> list[tuple[list[str], ReferenceSets]]:
@@ -340,20 +341,19 @@ def _split(preds: list[str], refs: ReferenceSets, parts: int) -> list[tuple[list
     return out
 
 
-def _chunked_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> dict[str, np.ndarray]:
-    """The columns of a large batch, chunk by chunk (segments are independent, so chunks change no number);
-    over ``workers`` processes when there are several."""
-    parts = _split(preds, refs, max(-(-len(preds) // CHUNK_SEGMENTS), cfg.workers))
-    if cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+def _parallel_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> np.ndarray:
+    """The scores of a large batch over ``workers`` processes (segments are independent: no number changes)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
 
-        method = "fork" if "fork" in mp.get_all_start_methods() and os.name == "posix" else "spawn"
-        with ProcessPoolExecutor(max_workers=cfg.workers, mp_context=mp.get_context(method)) as pool:
-            results = list(pool.map(_chunk_columns, [(p, r, cfg) for p, r in parts]))
-    else:
-        results = [rouge_columns(p, r, cfg) for p, r in parts]
-    return {k: np.concatenate([r[k] for r in results], axis=0) for k in results[0]}
+    method = "fork" if "fork" in mp.get_all_start_methods() and os.name == "posix" else "spawn"
+    with ProcessPoolExecutor(max_workers=cfg.workers, mp_context=mp.get_context(method)) as pool:
+        results = list(pool.map(_chunk_columns, [(p, r, cfg) for p, r in _split(preds, refs, cfg.workers)]))
+    return np.concatenate(results, axis=0)
+
+
+#: Batches of at most this many segments keep their statistics as Python rows (no numpy arrays).
+_SMALL = 32
 
 
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
@@ -362,41 +362,62 @@ def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> St
         from .rouge_sets import set_rouge_columns
 
         cols = set_rouge_columns(preds, refs, cfg)
-    elif len(preds) > CHUNK_SEGMENTS or (cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS):
-        cols = _chunked_columns(preds, refs, cfg)
+        scores = np.empty((len(preds), len(cfg.rouge_types), 6), dtype=np.float64)
+        for j, m in enumerate(_MEASURES):
+            hi = np.rint(cols[m] * _GRID) / _GRID
+            scores[:, :, j], scores[:, :, 3 + j] = hi, cols[m] - hi  # both exact: hi + low == value
+    elif len(preds) <= _SMALL:
+        # per segment: hi P, R, F then low P, R, F, each a tuple over the types
+        rows = [RougeStats(*row, 1) for row in rouge_columns(preds, refs, cfg, grid=_GRID, rows=True)]  # type: ignore[call-arg]
+        return StatsBatch.from_rows(RougeStats, rows)
+    elif cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS:
+        scores = _parallel_columns(preds, refs, cfg)
     else:
-        cols = rouge_columns(preds, refs, cfg)
+        scores = rouge_columns(preds, refs, cfg, grid=_GRID)
+    # (segments, types, hi P/R/F then low P/R/F)
     out: dict[str, np.ndarray] = {}
-    for m in _MEASURES:
-        hi = np.rint(cols[m] * _GRID) / _GRID
-        out[m], out[f"{m}_low"] = hi, cols[m] - hi  # both exact: hi + low == value
+    for j, m in enumerate(_MEASURES):
+        out[m], out[f"{m}_low"] = scores[:, :, j], scores[:, :, 3 + j]
     out["count"] = np.ones(len(preds), dtype=np.int64)
     return StatsBatch(RougeStats, out)
 
 
 # ---------------------------------------------------------------------------------------------------- formula
-def _sums(stats: RougeStats, measure: str) -> np.ndarray:
-    return np.asarray(getattr(stats, measure), dtype=np.float64) + np.asarray(
-        getattr(stats, f"{measure}_low"), dtype=np.float64
+def _means(stats: RougeStats, types: Sequence[str]) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """Per type, the mean precision, recall and F: ``(hi + low) / count`` of each (0 without segments)."""
+    return _means_of(
+        stats.precision, stats.precision_low, stats.recall, stats.recall_low, stats.fmeasure, stats.fmeasure_low,
+        int(stats.count), types,
+    )  # fmt: skip
+
+
+def _means_of(
+    p_hi: Sequence[float], p_lo: Sequence[float], r_hi: Sequence[float], r_lo: Sequence[float],
+    f_hi: Sequence[float], f_lo: Sequence[float], n: int, types: Sequence[str],
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:  # fmt: skip
+    if not n:
+        zero = dict.fromkeys(types, 0.0)
+        return zero, dict(zero), dict(zero)
+    return (
+        {t: (h + lo) / n for t, h, lo in zip(types, p_hi, p_lo, strict=True)},
+        {t: (h + lo) / n for t, h, lo in zip(types, r_hi, r_lo, strict=True)},
+        {t: (h + lo) / n for t, h, lo in zip(types, f_hi, f_lo, strict=True)},
     )
-
-
-def _means(stats: RougeStats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    count = np.asarray(stats.count, dtype=np.float64)
-    if count.ndim:
-        count = count[:, None]
-    p, r, f = (safe_div(_sums(stats, m), count) for m in _MEASURES)
-    return p, r, f
 
 
 def rouge_from_stats(stats: RougeStats, cfg: RougeConfig) -> RougeResult:
     """Mean precision, recall and F per type: the sums of the per-segment values over the number of segments."""
-    p, r, f = _means(stats)
-    types = cfg.rouge_types
-    prec = {t: float(p[j]) for j, t in enumerate(types)}
-    rec = {t: float(r[j]) for j, t in enumerate(types)}
-    f1 = {t: float(f[j]) for j, t in enumerate(types)}
+    prec, rec, f1 = _means(stats, cfg.rouge_types)
     return RougeResult(score=dict(f1), precision=prec, recall=rec, f1=f1, count=int(stats.count))
+
+
+def _segment_rows(batch: StatsBatch[RougeStats]) -> Iterator[tuple[Any, ...]]:
+    """Each segment's statistics as plain values, in field order (from Python lists, not numpy scalars)."""
+    if len(batch) <= _SMALL:
+        for seg in batch:
+            yield tuple(getattr(seg, name) for name in RougeStats.field_names())
+        return
+    yield from zip(*(batch.column(name).tolist() for name in RougeStats.field_names()), strict=True)
 
 
 class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
@@ -405,11 +426,12 @@ class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
     def segment_scores(self, batch: StatsBatch[RougeStats], config: RougeConfig) -> tuple[Any, ...]:  # type: ignore[override]
         if len(batch) == 0:
             return ()
-        columns: dict[str, Any] = dict(batch.columns)
-        p, r, f = _means(RougeStats(**columns))  # the corpus formula, applied to each segment
         types = config.rouge_types
-        rows = zip(p.tolist(), r.tolist(), f.tolist(), strict=True)
-        return tuple({t: RougeScore(pp[j], rr[j], ff[j]) for j, t in enumerate(types)} for pp, rr, ff in rows)
+        out = []
+        for ph, rh, fh, pl, rl, fl, n in _segment_rows(batch):
+            p, r, f = _means_of(ph, pl, rh, rl, fh, fl, n, types)  # the corpus formula, applied to each segment
+            out.append({t: RougeScore(p[t], r[t], f[t]) for t in types})
+        return tuple(out)
 
     def needs_segments(self, config: RougeConfig) -> bool:
         return config.bootstrap_samples > 0
@@ -456,6 +478,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 ROUGE = RougeFamily(
+    cache_configs=True,
     name="rouge",
     bounds=(0.0, 1.0),
     config_cls=RougeConfig,

@@ -34,10 +34,6 @@ __all__ = ["bootstrap", "perl_resample_indices"]
 _BLOCK = 1 << 22
 
 
-def _score_cls() -> tuple[type[AggregateScore], type[RougeScore]]:
-    return AggregateScore, RougeScore
-
-
 def _matrices(batch: StatsBatch[RougeStats]) -> np.ndarray:
     """(types, segments, 3) array of per-segment (precision, recall, F)."""
     cols = [
@@ -48,7 +44,6 @@ def _matrices(batch: StatsBatch[RougeStats]) -> np.ndarray:
 
 
 def _percentiles(means: np.ndarray, cfg: RougeConfig) -> AggregateScore:
-    AggregateScore, RougeScore = _score_cls()
     delta = (1 - cfg.confidence) / 2
     pct = np.percentile(means, 100 * np.array([delta, 0.5, 1 - delta]), axis=0)
     return AggregateScore(*(RougeScore(*map(float, pct[j])) for j in range(3)))
@@ -94,7 +89,6 @@ def perl_resample_indices(first_seed: int, samples: int, n: int) -> np.ndarray:
 
 
 def _perl_bootstrap(mats: np.ndarray, cfg: RougeConfig) -> dict[str, AggregateScore]:
-    AggregateScore, RougeScore = _score_cls()
     samples = cfg.bootstrap_samples
     n = mats.shape[1]
     c = round(100 * cfg.confidence, 10)
@@ -122,7 +116,6 @@ def bootstrap(batch: StatsBatch[RougeStats], cfg: RougeConfig) -> dict[str, Aggr
     """Confidence intervals of the mean precision, recall and F of each type, from per-segment statistics."""
     mats = _matrices(batch)
     if mats.shape[1] == 0:
-        AggregateScore, RougeScore = _score_cls()
         zero = RougeScore(0.0, 0.0, 0.0)
         return {t: AggregateScore(zero, zero, zero) for t in cfg.rouge_types}
     if cfg.scoring == "rouge155":

@@ -184,6 +184,7 @@ def _ter_kernel(preds: list[str], refs: ReferenceSets, cfg: TERConfig) -> StatsB
 
 
 TER: Family[TERConfig, TERStats, TERResult] = Family(
+    cache_configs=True,
     name="ter",
     higher_is_better=False,
     bounds=(0.0, None),

@@ -508,13 +508,20 @@ SACREBLEU_TOKENIZERS: dict[str, str] = {
 }
 
 
+_BUILT: dict[str, MTTokenizer] = {}
+
+
 def sacrebleu_tokenizer(name: str) -> MTTokenizer:
     """The (shared, built once) sacrebleu tokenizer ``name`` (``"13a"``, ``"intl"``, ...)."""
+    built = _BUILT.get(name)
+    if built is not None:
+        return built
     from .registry import get_tokenizer
 
     if name not in SACREBLEU_TOKENIZERS:
         raise unknown_option("sacrebleu tokenizer", name, list(SACREBLEU_TOKENIZERS))
-    return get_tokenizer(SACREBLEU_TOKENIZERS[name])  # type: ignore[return-value]
+    built = _BUILT[name] = get_tokenizer(SACREBLEU_TOKENIZERS[name])  # type: ignore[assignment]
+    return built  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------------------------- multi-bleu.perl
