@@ -41,6 +41,8 @@ def _references(value: Any) -> Any:
     """A references cell as Spark hands it to pandas: a string, or an array (numpy) of strings."""
     if value is None or isinstance(value, str):
         return value
+    if isinstance(value, float):  # a null cell of a string column (pandas gives NaN)
+        return None
     return list(value)
 
 
