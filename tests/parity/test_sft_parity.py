@@ -124,3 +124,12 @@ def test_pltrdy_generated(pairs):
     pairs = [(p, r) for p, r in pairs if [s for s in p.split(".") if s] and [s for s in r.split(".") if s]]
     if pairs:
         _check_pltrdy([p for p, _ in pairs], [r for _, r in pairs], "pltrdy generated")
+
+
+def test_llamafactory_bleu_on_one_character():
+    """A batch small enough for the row-by-row counter still carries each segment's own BLEU (NLTK gives 35.3553
+    for one matching character under method3)."""
+    import nlgmetrics as nm
+
+    assert nm.bleu(["今"], ["今"], preset="llamafactory").score == 35.3553
+    assert nm.bleu(["今", "今天"], ["今", "今天"], preset="llamafactory", segments=True).segments[0] == 35.3553

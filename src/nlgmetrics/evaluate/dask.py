@@ -17,7 +17,8 @@ from typing import Any
 
 from ..errors import MissingDependencyError
 from ..metrics.catalog import get_family
-from ..stats import Stats, StatsBatch
+from ..stats import Stats
+from . import partials
 
 __all__ = ["partition_stats", "score_bag", "score_dataframe", "stats_of_bag"]
 
@@ -37,8 +38,7 @@ def partition_stats(pairs: Any, metric: str, preset: str | None, options: dict[s
     family = get_family(metric)
     config = family.make_config(preset, **options)
     items = list(pairs)
-    batch: StatsBatch[Any] = family.batch_stats([p for p, _ in items], [r for _, r in items], config, allow_empty=True)
-    return [batch.exact_total()]
+    return [partials.partition_total(family, config, [p for p, _ in items], [r for _, r in items])]
 
 
 def stats_of_bag(bag: Any, metric: str, *, preset: str | None = None, **options: Any) -> Stats:

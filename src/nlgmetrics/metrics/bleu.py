@@ -488,7 +488,8 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders:
 def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> StatsBatch[BLEUStats]:
     n_seg = len(preds)
     orders = max(cfg.order, _TAIL_ORDER) if cfg.needs_tail5 else cfg.order
-    if n_seg <= SMALL and has_native():
+    # average="sentence" also needs each segment's own BLEU (sentence_sum), which the corpus path computes
+    if n_seg <= SMALL and has_native() and cfg.average != "sentence":
         return _small_batch(preds, refs, cfg, orders)
     key = (
         "bleu",

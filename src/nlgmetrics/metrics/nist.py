@@ -356,7 +356,10 @@ def _group_info(table: NgramTable, weights: np.ndarray, n_max: int) -> _Matched:
     option_row = starts[table.match_group] + table.match_option
     values = np.zeros((len(table.option_len), n_max), dtype=np.float64)
     weighted = info * table.match_counts
-    keep = (order >= 1) & (order <= n_max)
+    keep = np.flatnonzero((order >= 1) & (order <= n_max))
+    # each option's sum runs over its n-grams in the order they first occur in the hypothesis (as NLTK adds
+    # them), not in the table's row order, which depends on how the tables of batches or partitions were merged
+    keep = keep[np.lexsort((table.match_first[keep], option_row[keep]))]
     np.add.at(values, (option_row[keep], order[keep] - 1), weighted[keep])
     return _Matched(values, option_row, order, weighted)
 

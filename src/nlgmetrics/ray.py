@@ -1,0 +1,190 @@
+"""Scale-out on Ray Data: ``map_batches`` → exact statistics → an ordered tree aggregate → the formula.
+
+A Ray ``Dataset`` with a prediction column and a references column (a string or a list of strings per row; for
+families with sources also a source column) is scored by running the family's own kernel in ``map_batches`` (one
+row of exact statistics per batch, encoded as bytes), summing those rows ``fan_in`` at a time with further
+``map_batches`` steps until few are left, and applying the formula once on the driver. Ray Data keeps the order of
+the rows during the call (``preserve_order``), so the sums follow the input order. The result is the one-process
+result bit for bit, whatever the blocks and batches; ``segments=True`` also brings every segment's statistics to
+the driver for the per-segment scores.
+
+Needs the ``[ray]`` extra (``pip install 'nlgmetrics[ray]'``: ``ray[data]``, which brings pyarrow).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import MissingDependencyError
+from .evaluate import partials
+from .metrics.catalog import get_family
+from .stats import Stats
+
+__all__ = ["score_dataset", "stats_of_dataset"]
+
+
+def _require_ray() -> Any:
+    try:
+        import pyarrow as pa
+        import ray.data
+    except ImportError as err:
+        raise MissingDependencyError("nlgmetrics.ray", "pip install 'nlgmetrics[ray]'") from err
+    return ray.data, pa
+
+
+def _table(stats: list[bytes], segments: list[bytes | None]) -> Any:
+    import pyarrow as pa
+
+    return pa.table({"stats": pa.array(stats, pa.binary()), "segments": pa.array(segments, pa.binary())})
+
+
+class _Batch:
+    """The statistics of one batch of rows (a pyarrow table): one row, exact and encoded."""
+
+    def __init__(
+        self, metric: str, preset: str | None, options: dict[str, Any], columns: tuple[str, str, str | None], seg: bool
+    ) -> None:
+        self.metric, self.preset, self.options, self.columns, self.segments = metric, preset, options, columns, seg
+
+    def __call__(self, table: Any) -> Any:
+        family = get_family(self.metric)
+        config = family.make_config(self.preset, **self.options)
+        prediction, references, source = self.columns
+        batch = partials.partition_batch(
+            family,
+            config,
+            table.column(prediction).to_pylist(),
+            table.column(references).to_pylist(),
+            None if source is None else table.column(source).to_pylist(),
+            where="Ray batch",
+        )
+        seg = partials.encode_batch(batch) if self.segments else None
+        return _table([partials.encode_total(batch.exact_total())], [seg])
+
+
+class _Combine:
+    """One step of the tree: the ordered sum of a batch of consecutive statistics rows."""
+
+    def __init__(self, metric: str, preset: str | None, options: dict[str, Any]) -> None:
+        self.metric, self.preset, self.options = metric, preset, options
+
+    def __call__(self, table: Any) -> Any:
+        family = get_family(self.metric)
+        config = family.make_config(self.preset, **self.options)
+        totals = [partials.decode_total(family, b) for b in table.column("stats").to_pylist()]
+        return _table([partials.encode_total(partials.ordered_sum(family, config, totals))], [None])
+
+
+def _collect(
+    dataset: Any,
+    metric: str,
+    *,
+    prediction: str,
+    references: str,
+    sources: str | None,
+    preset: str | None,
+    segments: bool,
+    batch_size: int | None,
+    fan_in: int,
+    options: dict[str, Any],
+) -> tuple[Stats, list[Any] | None]:
+    rd, _ = _require_ray()
+    family = get_family(metric)
+    config = family.make_config(preset, **options)  # validate before any task starts
+    if fan_in < 2:
+        raise ValueError(f"fan_in must be at least 2, got {fan_in}")
+    wanted = partials.check_columns(list(dataset.columns()), [prediction, references, sources], "Dataset")
+    context = rd.DataContext.get_current()
+    kept = context.execution_options.preserve_order
+    context.execution_options.preserve_order = True  # the ordered sums (CIDEr's records) and segments need it
+    try:
+        rows = dataset.select_columns(wanted).map_batches(
+            _Batch(metric, preset, options, (prediction, references, sources), segments),
+            batch_format="pyarrow",
+            batch_size=batch_size,
+            zero_copy_batch=True,
+        )
+        if segments:
+            collected = rows.take_all()
+        else:
+            rows = rows.materialize()
+            n = rows.count()
+            while n > fan_in:
+                rows = rows.map_batches(
+                    _Combine(metric, preset, options), batch_format="pyarrow", batch_size=fan_in
+                ).materialize()
+                n, before = rows.count(), n
+                if n >= before:  # batches of one row: nothing left to gain on the cluster
+                    break
+            collected = rows.take_all()
+    finally:
+        context.execution_options.preserve_order = kept
+    total = partials.ordered_sum(family, config, [partials.decode_total(family, r["stats"]) for r in collected])
+    batches = [partials.decode_batch(family, r["segments"]) for r in collected] if segments else None
+    return total, batches
+
+
+def stats_of_dataset(
+    dataset: Any,
+    metric: str,
+    *,
+    prediction: str = "prediction",
+    references: str = "references",
+    sources: str | None = None,
+    preset: str | None = None,
+    batch_size: int | None = 4096,
+    fan_in: int = 32,
+    **options: Any,
+) -> Stats:
+    """The summed statistics of a Ray Dataset (float fields exact until the final rounding)."""
+    total, _ = _collect(
+        dataset,
+        metric,
+        prediction=prediction,
+        references=references,
+        sources=sources,
+        preset=preset,
+        segments=False,
+        batch_size=batch_size,
+        fan_in=fan_in,
+        options=options,
+    )
+    return total.rounded()
+
+
+def score_dataset(
+    dataset: Any,
+    metric: str,
+    *,
+    prediction: str = "prediction",
+    references: str = "references",
+    sources: str | None = None,
+    preset: str | None = None,
+    segments: bool = False,
+    batch_size: int | None = 4096,
+    fan_in: int = 32,
+    **options: Any,
+) -> Any:
+    """The corpus result of ``metric`` over a Ray Dataset.
+
+    ``prediction``, ``references`` and ``sources`` name the columns (references: a string or a list of strings per
+    row; sources only for families that take them). ``batch_size`` is the rows per kernel call (``None``: one
+    call per block). ``segments=True`` adds the per-segment scores in input order (their statistics come to the
+    driver: see docs/engines.md). ``fan_in`` is the number of statistics rows one step of the aggregate sums.
+    Other keywords are the family's options, as in ``nlgmetrics.<metric>(...)``.
+    """
+    family = get_family(metric)
+    config = family.make_config(preset, **options)
+    total, batches = _collect(
+        dataset,
+        metric,
+        prediction=prediction,
+        references=references,
+        sources=sources,
+        preset=preset,
+        segments=segments,
+        batch_size=batch_size,
+        fan_in=fan_in,
+        options=options,
+    )
+    return partials.finish(family, config, total, batches)
