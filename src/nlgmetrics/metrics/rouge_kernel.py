@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._inputs import ReferenceSets
-from ..algorithms.guard import check_pairs, limit_seconds
+from ..algorithms.guard import RATES, check_pairs, limit_seconds
 from ..algorithms.native import native
 from ..errors import UnknownOptionError
 from ..text.rouge_tokenize import kernel_text, rouge155_truncate, rouge_encoder
@@ -154,21 +154,22 @@ def _guard(cfg: RougeConfig, preds: list[str], refs: ReferenceSets) -> None:
     flat = refs.flat
     seg = np.repeat(np.arange(len(preds)), refs.counts()) if refs.starts is not None else np.arange(len(preds))
     pred_of_pair = [preds[i] for i in seg.tolist()]
-    for kernel, wanted in (("compiled-weighted-lcs", weighted), ("compiled-skip-bigrams", skip_all)):
-        if not wanted:
-            continue
-        per_cell = {"compiled-weighted-lcs": 2e-8, "compiled-skip-bigrams": 1.5e-7}[kernel]
-        a = np.fromiter(map(len, pred_of_pair), dtype=np.float64, count=len(pred_of_pair))
-        b = np.fromiter(map(len, flat), dtype=np.float64, count=len(flat))
-        if kernel == "compiled-skip-bigrams":
-            a, b = np.maximum(a, b), np.maximum(a, b)  # the longer text's own pairs
-        if not a.size or float((a * b).max()) * per_cell <= limit:
-            continue
-        a = _token_bound(pred_of_pair)
-        b = _token_bound(flat)
-        if kernel == "compiled-skip-bigrams":
-            a, b = np.maximum(a, b), np.maximum(a, b)
-        check_pairs("rougeW" if kernel == "compiled-weighted-lcs" else "rougeS*", kernel, a, b, seg)
+
+    def sides(lengths: Callable[[list[str]], np.ndarray], skip: bool) -> tuple[np.ndarray, np.ndarray]:
+        a, b = lengths(pred_of_pair), lengths(flat)
+        return (np.maximum(a, b),) * 2 if skip else (a, b)  # skip bigrams: the longer text with itself
+
+    def characters(texts: list[str]) -> np.ndarray:
+        return np.fromiter(map(len, texts), dtype=np.float64, count=len(texts))
+
+    for kernel, metric, wanted in (
+        ("compiled-weighted-lcs", "rougeW", weighted),
+        ("compiled-skip-bigrams", "rougeS*", skip_all),
+    ):
+        skip = kernel == "compiled-skip-bigrams"
+        a, b = sides(characters, skip)
+        if wanted and a.size and float((a * b).max()) * RATES[kernel][2] > limit:
+            check_pairs(metric, kernel, *sides(_token_bound, skip), seg)
 
 
 def rouge_columns(
