@@ -490,7 +490,7 @@ class StatsBatch(Generic[S]):
         batch.cls = stats_cls
         batch._columns = None
         batch._rows = None
-        batch._lists = dict(lists)
+        batch._lists = lists if type(lists) is dict else dict(lists)
         batch._n = len(next(iter(batch._lists.values())))
         return batch
 

@@ -185,9 +185,12 @@ def check_items(
     limit = limit_seconds()
     if limit is None or not len(predictions):
         return
+    per_cell = RATES[kernel][2]
+    if len(predictions) == 1 and len(predictions[0]) * len(references[0]) * per_cell <= limit:
+        return
     pred_lengths = list(map(len, predictions))
     ref_lengths = list(map(len, references))
-    if max(map(operator.mul, pred_lengths, ref_lengths)) * RATES[kernel][2] <= limit:
+    if max(map(operator.mul, pred_lengths, ref_lengths)) * per_cell <= limit:
         return
     segment_of_pair = None
     if starts is not None:
