@@ -2,8 +2,8 @@
 
 ``nlgmetrics coco --pred results.json --ref captions_val2014.json [--json] [--per-segment]`` scores a COCO results
 file (a JSON list of ``{"image_id", "caption"}``) against the annotations file, as pycocoevalcap's
-``COCOEvalCap`` does (BLEU-1..4, ROUGE-L, CIDEr-D; METEOR 1.5 with ``--meteor yes``); ``nlgmetrics cider`` and
-``nlgmetrics meteor15`` take the same files. Both also read the
+``COCOEvalCap`` does (BLEU-1..4, ROUGE-L, CIDEr-D; METEOR 1.5 with ``--meteor``); ``nlgmetrics cider`` and
+``nlgmetrics meteor15`` take the same files. All three also read the
 usual inputs (``--pred hyp.txt --ref ref1.txt --ref ref2.txt``, JSON Lines).
 """
 
@@ -46,7 +46,7 @@ COCO_COMMAND = CocoCommand(
     derive_options=True,
     coco_json=True,
     several=True,
-    help="COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D (and METEOR 1.5 with --meteor yes) as pycocoevalcap "
+    help="COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D (and METEOR 1.5 with --meteor) as pycocoevalcap "
     "1.2 computes them (--pred results.json --ref annotations.json, or the usual files)",
 )
 

@@ -182,12 +182,9 @@ def _meteor_stats(meteor: Any, count: Any) -> Meteor15Stats:
     from .meteor15 import stats_columns
 
     rows = np.asarray(meteor, dtype=np.int64).reshape(-1, STATS_LENGTH)
-    columns = stats_columns(rows)
+    columns: dict[str, Any] = dict(stats_columns(rows))
     if np.ndim(count) == 0:
-        return Meteor15Stats(
-            **{k: tuple(int(x) for x in v[0]) if v.ndim == 2 else int(v[0]) for k, v in columns.items()},
-            count=int(count),
-        )
+        columns = {k: tuple(int(x) for x in v[0]) if v.ndim == 2 else int(v[0]) for k, v in columns.items()}
     return Meteor15Stats(**columns, count=count)
 
 
@@ -259,8 +256,8 @@ class CocoFamily(Family[CocoConfig, CocoStats, CocoResult]):
         bleu_cfg = _configs(config)[0]
         meteor: list[float] = []
         if config.meteor:
-            stats = _meteor_stats(cols["meteor"], cols["count"])
-            meteor = np.asarray(meteor15_from_stats(stats, _meteor_config()).score, dtype=np.float64).tolist()
+            per_image = _meteor_stats(cols["meteor"], cols["count"])
+            meteor = np.asarray(meteor15_from_stats(per_image, _meteor_config()).score, dtype=np.float64).tolist()
         out = []
         for i, c in enumerate(cider.segments or ()):
             row: dict[str, float] = {}

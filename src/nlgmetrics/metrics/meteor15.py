@@ -140,7 +140,8 @@ _LAYOUT: tuple[tuple[str, int | None], ...] = (
 class Meteor15Result(Result):
     """METEOR 1.5 in [0, 1] (``score``), with the parts of its formula: ``precision`` and ``recall`` (weighted
     matches over weighted lengths), ``fmean``, ``fragmentation`` (chunks per matched word) and ``penalty``;
-    ``matches`` (per stage, hypothesis side), ``chunks``, ``test_words``, ``reference_words`` and ``count``."""
+    ``matches`` (the hypothesis words matched at each stage), ``chunks``, ``test_words``, ``reference_words``
+    and ``count``."""
 
     precision: Any = 0.0
     recall: Any = 0.0
@@ -205,9 +206,10 @@ def meteor15_from_stats(stats: Meteor15Stats, cfg: Meteor15Config) -> Meteor15Re
             fmean=float(fmean),
             fragmentation=float(frag),
             penalty=float(penalty),
-            matches=dict(zip(STAGES, (int(x) for x in stats.test_content_matches), strict=True))
-            if isinstance(stats.test_content_matches, tuple)
-            else None,
+            matches={
+                stage: int(c) + int(fw)
+                for stage, c, fw in zip(STAGES, stats.test_content_matches, stats.test_function_matches, strict=True)
+            },
             chunks=stats.chunks,
             test_words=stats.test_words,
             reference_words=stats.reference_words,
