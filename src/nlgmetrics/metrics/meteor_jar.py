@@ -32,6 +32,7 @@ import queue
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,8 @@ __all__ = ["IDLE_SECONDS", "JAR", "TIMEOUT", "MeteorProcess", "close", "jar_dir"
 
 JAR = "meteor-1.5.jar"
 PARAPHRASE = os.path.join("data", "paraphrase-en.gz")
-#: Close a JVM that has answered no call for this long (seconds); the next call starts a new one.
+#: Close a JVM that has answered no call for this long (seconds; ``math.inf``: never); the next call starts a
+#: new one.
 IDLE_SECONDS = 120.0
 #: Default seconds to wait for the JVM's next line (its first one includes loading the paraphrase table).
 TIMEOUT = 600.0
@@ -51,8 +53,14 @@ EXTRA = "pip install 'nlgmetrics[coco-meteor]'"
 _WHAT = "METEOR 1.5 (the meteor-1.5.jar of pycocoevalcap)"
 
 
+_FOUND: dict[str, Any] = {}
+
+
 def jar_dir() -> Path:
     """The folder of pycocoevalcap's ``meteor-1.5.jar`` (found without importing pycocoevalcap)."""
+    found = _FOUND.get("jar")
+    if found is not None:
+        return found  # type: ignore[no-any-return]
     try:
         spec = importlib.util.find_spec("pycocoevalcap")
     except (ImportError, ValueError):
@@ -65,12 +73,17 @@ def jar_dir() -> Path:
                 raise MissingDependencyError(
                     f"{_WHAT}: {PARAPHRASE} is missing from the pycocoevalcap installation, so it", EXTRA
                 )
+            _FOUND["jar"] = folder
             return folder
     raise MissingDependencyError(_WHAT, EXTRA)
 
 
 def java() -> str:
     """The ``java`` executable on the PATH."""
+    key = ("java", os.environ.get("PATH"))
+    found = _FOUND.get("java")
+    if found is not None and found[0] == key:
+        return found[1]  # type: ignore[no-any-return]
     path = shutil.which("java")
     if path is None:
         raise MissingDependencyError(
@@ -78,6 +91,7 @@ def java() -> str:
             "a Java runtime, 8 or later (e.g. apt-get install default-jre-headless, brew install openjdk), "
             "with `java` on the PATH",
         )
+    _FOUND["java"] = (key, path)
     return path
 
 
@@ -150,8 +164,14 @@ class MeteorProcess:
             except (BrokenPipeError, OSError, ValueError) as err:  # it died, or was killed by a timeout
                 failed.append(err)
 
-        writer = threading.Thread(target=write, name="meteor-jar-stdin", daemon=True)
-        writer.start()
+        writer = None
+        if sum(map(len, lines)) < 16384:
+            # the JVM has read everything it was sent (every earlier line was answered): a small write fits in
+            # the pipe's buffer and cannot block, so it needs no thread
+            write()
+        else:
+            writer = threading.Thread(target=write, name="meteor-jar-stdin", daemon=True)
+            writer.start()
         out: list[str] = []
         for i in range(len(lines)):
             try:
@@ -164,7 +184,8 @@ class MeteorProcess:
                 self.proc.wait()
                 raise self._failure(f"ended unexpectedly while scoring segment {i} of {len(lines)}")
             out.append(line.decode("utf-8", "replace").strip())
-        writer.join(timeout=timeout)
+        if writer is not None:
+            writer.join(timeout=timeout)
         if failed:
             raise self._failure(f"stopped reading its input ({failed[0]})")
         return out
@@ -198,7 +219,9 @@ class MeteorProcess:
 
 _LOCK = threading.RLock()
 _RUNNING: dict[tuple[str, ...], MeteorProcess] = {}
-_TIMERS: dict[tuple[str, ...], threading.Timer] = {}
+_LAST_USED: dict[tuple[str, ...], float] = {}
+#: the thread that closes idle JVMs, and the process it belongs to (a forked child starts its own)
+_REAPER: dict[str, Any] = {"thread": None, "pid": None}
 
 
 def run(lines: Sequence[bytes], *, normalize: bool = True, timeout: float = TIMEOUT) -> list[str]:
@@ -207,9 +230,6 @@ def run(lines: Sequence[bytes], *, normalize: bool = True, timeout: float = TIME
     cmd = command(normalize)
     key = tuple(cmd)
     with _LOCK:
-        timer = _TIMERS.pop(key, None)
-        if timer is not None:
-            timer.cancel()
         proc = _RUNNING.get(key)
         if proc is None or not proc.alive():
             if proc is not None and proc.owner == os.getpid():
@@ -221,32 +241,33 @@ def run(lines: Sequence[bytes], *, normalize: bool = True, timeout: float = TIME
             _RUNNING.pop(key, None)
             proc.kill()
             raise
-        if IDLE_SECONDS is not None and IDLE_SECONDS >= 0:
-            timer = threading.Timer(IDLE_SECONDS, _close_idle, args=(key, proc))
-            timer.daemon = True
-            _TIMERS[key] = timer
-            timer.start()
+        _LAST_USED[key] = time.monotonic()
+        reaper = _REAPER["thread"]
+        if reaper is None or _REAPER["pid"] != os.getpid() or not reaper.is_alive():
+            reaper = threading.Thread(target=_reap, name="meteor-jar-idle", daemon=True)
+            _REAPER.update(thread=reaper, pid=os.getpid())
+            reaper.start()
         return answers
 
 
-def _close_idle(key: tuple[str, ...], proc: MeteorProcess) -> None:
-    if not _LOCK.acquire(blocking=False):  # a call is running: it reschedules the timer when it ends
-        return
-    try:
-        if _RUNNING.get(key) is proc:
-            del _RUNNING[key]
-            _TIMERS.pop(key, None)
-            proc.close()
-    finally:
-        _LOCK.release()
+def _reap() -> None:
+    """Close the JVMs idle for :data:`IDLE_SECONDS` (one thread per process, ending with the last JVM)."""
+    while True:
+        time.sleep(max(0.05, min(IDLE_SECONDS / 4, 5.0)))
+        with _LOCK:
+            now = time.monotonic()
+            for key, proc in list(_RUNNING.items()):
+                if now - _LAST_USED.get(key, now) >= IDLE_SECONDS:
+                    del _RUNNING[key]
+                    proc.close()
+            if not _RUNNING:
+                _REAPER.update(thread=None, pid=None)
+                return
 
 
 def close() -> None:
     """Close every METEOR 1.5 JVM this process started (the next call starts a new one)."""
     with _LOCK:
-        for timer in _TIMERS.values():
-            timer.cancel()
-        _TIMERS.clear()
         procs = list(_RUNNING.values())
         _RUNNING.clear()
     for proc in procs:
