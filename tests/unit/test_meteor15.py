@@ -63,6 +63,26 @@ def test_formula_gives_the_jars_numbers() -> None:
     assert (result.fmean, result.penalty) == (0.8175182481751824, 0.4547149699531194)
 
 
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "meteor15" / "jar-eval.json"
+
+
+def test_formula_matches_the_recorded_eval_of_the_jar() -> None:
+    """The jar's EVAL (tests/fixtures/meteor15): 300 segments' statistics and 200 arbitrary ones."""
+    data = json.loads(FIXTURE.read_text("utf-8"))
+    per, total = stats_of(data["stats"])
+    got = np.asarray(meteor15_from_stats(per, CFG).score)
+    expected = np.asarray([float(x) for x in data["eval_scores"]])
+    same = (got == expected) | (np.abs(got - expected) <= 1e-12)
+    print(
+        f"per line: {len(got)} values, {int((~same).sum())} mismatches beyond 1e-12, "
+        f"max abs diff {np.max(np.abs(got - expected)):.3g}"
+    )
+    assert same.all()
+    assert abs(meteor15_from_stats(total, CFG).score - float(data["eval_aggregate"])) <= 1e-12
+    _, total300 = stats_of(data["stats"][:300])
+    assert abs(meteor15_from_stats(total300, CFG).score - float(data["eval_aggregate_of_segments"])) <= 1e-12
+
+
 def test_complete_match_chunk_is_left_out_as_the_jar_adds() -> None:
     rows = parse_stats(JAR_LINES)
     assert rows[:, 20].tolist() == [2, 0]  # the complete one-chunk match counts no chunk
