@@ -188,20 +188,25 @@ def main(argv: list[str] | None = None) -> int:
 
     # per image at small batches, warm
     for size in (1, 8, 64) if args.quick else (1, 8, 64, 512):
-        calls = max(3, 256 // size)
+        calls = max(4, 512 // size)
         ours(*fresh(size))  # warm: an idle JVM is closed after meteor_jar.IDLE_SECONDS
         theirs(meteor, *fresh(size))
-        w_o = w_t = 0.0
+        w_o = w_t = c_o = c_t = 0.0
         for _ in range(calls):
             preds, refs = fresh(size)
-            t0 = time.perf_counter()
-            ours(preds, refs)
-            w_o += time.perf_counter() - t0
-            t0 = time.perf_counter()
-            theirs(meteor, preds, refs)
-            w_t += time.perf_counter() - t0
-        per_o, per_t = w_o / (calls * size), w_t / (calls * size)
-        rows.append((f"per image, batch {size}", fmt_time(per_o), fmt_time(per_t), f"{per_t / per_o:.2f}x"))
+            w, c, _ = timed(lambda p=preds, r=refs: ours(p, r), our_pid)
+            w_o, c_o = w_o + w, c_o + c
+            w, c, _ = timed(lambda p=preds, r=refs: theirs(meteor, p, r), lambda: meteor.meteor_p.pid)
+            w_t, c_t = w_t + w, c_t + c
+        k = calls * size
+        rows.append(
+            (
+                f"per image, batch {size}",
+                f"{fmt_time(w_o / k)} (CPU {fmt_time(c_o / k)})",
+                f"{fmt_time(w_t / k)} (CPU {fmt_time(c_t / k)})",
+                f"{w_t / w_o:.2f}x (CPU {c_t / c_o:.2f}x)",
+            )
+        )
 
     meteor_jar.close()
     print(f"METEOR 1.5: nlgmetrics vs pycocoevalcap 1.2 Meteor ({machine()}, load {os.getloadavg()[0]:.1f})")

@@ -189,10 +189,13 @@ def test_meteor15_matches_pycocoevalcap_on_hypothesis_captions(reference: Any, i
 
 
 # ---------------------------------------------------------------------------------------------- the suite
-def test_coco_suite_with_meteor_matches_cocoevalcap(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_coco_suite_with_meteor_matches_cocoevalcap(reference: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """``COCOEvalCap.evaluate()`` itself (its Java PTB tokenizer, Bleu, Meteor, Rouge, Cider; SPICE replaced by a
-    stub, since it downloads Stanford CoreNLP) against ``coco(meteor=True)``, per image and corpus."""
+    stub, since it downloads Stanford CoreNLP) against ``coco(meteor=True)``, per image and corpus. Its ``Meteor()``
+    is the module's (the same class and jar, already started: one JVM start less)."""
     from pycocoevalcap import eval as coco_eval
+
+    monkeypatch.setattr(coco_eval, "Meteor", lambda: reference)
 
     class NoSpice:
         def compute_score(self, gts: Any, res: Any) -> tuple[float, list[float]]:
