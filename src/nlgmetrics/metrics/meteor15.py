@@ -320,14 +320,6 @@ METEOR15 = Family(
     vectorized=True,
     bounds=(0.0, 1.0),
     cache_configs=True,
-    example={
-        "predictions": ["a man is riding a horse", "two dogs play in the snow", "a plate of food"],
-        "references": [
-            ["a man rides a horse on the beach", "a person riding a brown horse"],
-            ["two dogs are playing in the snow", "dogs run through the snow"],
-            ["a plate with food on it", "food on a white plate"],
-        ],
-    },
 )
 
 
