@@ -72,7 +72,9 @@ class Meteor15Config:
     """``normalize``: the jar's ``-norm`` (tokenize, normalize punctuation, lowercase), as pycocoevalcap runs it.
     ``timeout``: seconds to wait for the JVM's next answer before it is stopped (no effect on the score)."""
 
-    language: str = sig_field("lang", "en", help="language of Meteor's resources (pycocoevalcap ships English)")
+    language: str = sig_field(
+        "lang", "en", help="language of Meteor's resources (pycocoevalcap ships English)", choices=LANGUAGES
+    )
     normalize: bool = sig_field("norm", True, help="the jar's -norm: tokenize, normalize punctuation, lowercase")
     timeout: float = sig_field(None, 600.0, help="seconds to wait for the Java process's next answer")
     preset: str | None = sig_field("preset", None)
