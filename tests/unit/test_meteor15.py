@@ -147,6 +147,7 @@ def test_signature_names_the_setting_not_the_timeout() -> None:
 # ---------------------------------------------------------------------------------------------- dependencies
 def test_no_java_is_a_missing_dependency(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     meteor_jar.close()
+    monkeypatch.setattr(meteor_jar, "_FOUND", {})
     monkeypatch.setattr(meteor_jar, "jar_dir", lambda: tmp_path)
     monkeypatch.setattr(meteor_jar.shutil, "which", lambda name: None)
     with pytest.raises(MissingDependencyError, match=r"runs in Java, which is not on the PATH.*default-jre-headless"):
@@ -156,6 +157,7 @@ def test_no_java_is_a_missing_dependency(monkeypatch: pytest.MonkeyPatch, tmp_pa
 
 
 def test_no_pycocoevalcap_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(meteor_jar, "_FOUND", {})  # forget where an earlier call found the jar
     monkeypatch.setattr(meteor_jar.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(MissingDependencyError, match=r"meteor-1.5.jar.*pip install 'nlgmetrics\[coco-meteor\]'"):
         nm.meteor15(["a"], ["a"])
