@@ -42,13 +42,14 @@ strings score 0 there) and Chinese and Japanese are split into characters. ``tok
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .._inputs import ReferenceSets
+from .._inputs import ReferenceSets, check_pairs
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
@@ -428,18 +429,65 @@ def _segment_rows(batch: StatsBatch[RougeStats]) -> Iterator[tuple[Any, ...]]:
     yield from zip(*(batch.column(name).tolist() for name in RougeStats.field_names()), strict=True)
 
 
+def _segment_dicts(rows: Iterable[Sequence[Any]], types: Sequence[str]) -> tuple[dict[str, RougeScore], ...]:
+    """Each segment's ``{type: RougeScore}`` from its statistics (in field order): the corpus formula, applied to
+    each segment."""
+    out = []
+    for ph, rh, fh, pl, rl, fl, n in rows:
+        p, r, f = _means_of(ph, pl, rh, rl, fh, fl, n, types)
+        out.append({t: RougeScore(p[t], r[t], f[t]) for t in types})
+    return tuple(out)
+
+
+#: The compiled scorings (the set-based ones are in metrics/rouge_sets.py).
+_COMPILED = frozenset(("rouge-score", "rouge155"))
+#: Calls on at most this many segments take the small-batch path of :meth:`RougeFamily.compute`.
+SMALL_CALL = 1024
+
+
 class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
     """The ROUGE family: several headline values per result, per-segment dicts, and the bootstrap."""
 
     def segment_scores(self, batch: StatsBatch[RougeStats], config: RougeConfig) -> tuple[Any, ...]:  # type: ignore[override]
         if len(batch) == 0:
             return ()
-        types = config.rouge_types
-        out = []
-        for ph, rh, fh, pl, rl, fl, n in _segment_rows(batch):
-            p, r, f = _means_of(ph, pl, rh, rl, fh, fl, n, types)  # the corpus formula, applied to each segment
-            out.append({t: RougeScore(p[t], r[t], f[t]) for t in types})
-        return tuple(out)
+        return _segment_dicts(_segment_rows(batch), config.rouge_types)
+
+    def compute(
+        self,
+        predictions: Any,
+        references: Any,
+        config: RougeConfig,
+        *,
+        segments: bool = False,
+        sources: Any = None,
+        **inputs: Any,
+    ) -> RougeResult:
+        """The functional API. A call on a few segments (one pair as a reward, a training batch) goes from the
+        compiled kernel's per-segment rows straight to the formula: the same statistics and the same sums as the
+        general path (``StatsBatch.total``'s ``math.fsum``), without the batch of statistics objects around them."""
+        kind = type(predictions)
+        if (
+            (kind is str or (kind is list and len(predictions) <= SMALL_CALL))
+            and sources is None
+            and not inputs
+            and config.scoring in _COMPILED
+            and not config.bootstrap_samples
+        ):
+            preds, refs = check_pairs(predictions, references)
+            _warn_dropped(preds, refs, config)
+            rows = rouge_columns(preds, refs, config, grid=_GRID, rows=True)
+            n = len(rows)
+            if n == 1:
+                total = RougeStats(*rows[0], 1)  # type: ignore[call-arg]
+            else:  # as StatsBatch.total sums rows: math.fsum per type
+                sums = [tuple([math.fsum(c) for c in zip(*m, strict=True)]) for m in zip(*rows, strict=True)]
+                total = RougeStats(*sums, n)  # type: ignore[call-arg,arg-type]
+            result = self.finalize(total, config)
+            if segments:
+                object.__setattr__(result, "segments", _segment_dicts([(*row, 1) for row in rows], config.rouge_types))
+            return result
+        return super().compute(predictions, references, config, segments=segments, sources=sources, **inputs)
 
     def needs_segments(self, config: RougeConfig) -> bool:
         return config.bootstrap_samples > 0
@@ -534,11 +582,38 @@ def rouge(
     >>> rouge(["今日は良い天気"], ["今日は良い天気"]).score["rouge1"]  # rouge-score gives 0.0
     1.0
     """
-    if rouge_types is not None:
-        options["rouge_types"] = tuple([rouge_types] if isinstance(rouge_types, str) else rouge_types)
-    if use_stemmer is not None:
-        options["use_stemmer"] = use_stemmer
-    if tokenizer is not None:
-        options["tokenizer"] = tokenizer
-    cfg = ROUGE.make_config(preset, **options)
+    key = _call_key(preset, rouge_types, use_stemmer, tokenizer) if not options else None
+    cfg = _CALL_CONFIGS.get(key) if key is not None else None
+    if cfg is None:
+        if rouge_types is not None:
+            options["rouge_types"] = tuple([rouge_types] if isinstance(rouge_types, str) else rouge_types)
+        if use_stemmer is not None:
+            options["use_stemmer"] = use_stemmer
+        if tokenizer is not None:
+            options["tokenizer"] = tokenizer
+        cfg = ROUGE.make_config(preset, **options)
+        if key is not None:
+            if len(_CALL_CONFIGS) >= 256:
+                _CALL_CONFIGS.clear()
+            _CALL_CONFIGS[key] = cfg
     return ROUGE.compute(predictions, references, cfg, segments=segments)
+
+
+#: The configs of :func:`rouge` calls by their arguments, so that a stream of one-pair calls builds none.
+_CALL_CONFIGS: dict[Any, RougeConfig] = {}
+_KEY_TYPES = frozenset((str, bool, type(None)))
+
+
+def _call_key(preset: Any, rouge_types: Any, use_stemmer: Any, tokenizer: Any) -> Any:
+    """A key of :func:`rouge`'s arguments that tells apart every argument its config tells apart (``True`` and
+    ``1`` give different configs, one of them an error), or ``None`` where a value is not plain."""
+    kind = type(rouge_types)
+    if kind is list or kind is tuple:
+        if not set(map(type, rouge_types)) <= {str}:
+            return None
+        rouge_types = (kind, *rouge_types)
+    elif kind not in _KEY_TYPES:
+        return None
+    if not {type(preset), type(use_stemmer), type(tokenizer)} <= _KEY_TYPES:
+        return None
+    return (preset, rouge_types, type(use_stemmer), use_stemmer, tokenizer)

@@ -111,18 +111,54 @@ def _tokenizer_of(cfg: RougeConfig) -> str | Callable[[str], list[str]]:
     return get_tokenizer(cfg.tokenizer)
 
 
-def _plan(cfg: RougeConfig, grid: float) -> Any:
-    """The compiled kernel's plan of a config (types, arithmetic, sentences), built once per config object."""
-    cached = cfg.__dict__.get("_nlgm_rouge_plan")
-    if cached is not None and cached[0] == grid:
-        return cached[1]
-    perl = cfg.scoring == "rouge155"
-    specs, need_sentences = _type_specs(cfg.rouge_types, perl)
-    sentences = need_sentences or bool(cfg.length_limit or cfg.byte_limit)
-    multi = _MULTI[cfg.multi_ref]
-    plan = native().RougePlan(specs, perl, multi, float(cfg.beta), cfg.alpha, float(cfg.weight), sentences, grid)
-    object.__setattr__(cfg, "_nlgm_rouge_plan", (grid, plan))
-    return plan
+class _Prepared:
+    """What the kernel needs of a config, resolved once per config object and grid: the compiled plan and encoder,
+    the tokenizer, whether the texts need sentences, and whether they go to the kernel as given (``direct``: no
+    separator to replace, no splitting rules, no length limits) and past the cost guard unchecked (no ROUGE-W, no
+    unlimited skip bigrams)."""
+
+    __slots__ = ("direct", "encoder", "guarded", "need_sentences", "plan", "sentences", "split", "tokenizer")
+
+    def __init__(self, cfg: RougeConfig, grid: float) -> None:
+        perl = cfg.scoring == "rouge155"
+        specs, self.need_sentences = _type_specs(cfg.rouge_types, perl)
+        self.split = bool(cfg.length_limit or cfg.byte_limit)
+        self.sentences = self.need_sentences or self.split
+        multi = _MULTI[cfg.multi_ref]
+        self.plan = native().RougePlan(
+            specs, perl, multi, float(cfg.beta), cfg.alpha, float(cfg.weight), self.sentences, grid
+        )
+        self.tokenizer = _tokenizer_of(cfg)
+        self.encoder = rouge_encoder(
+            cfg.stemmer if cfg.use_stemmer else None, cfg.remove_stopwords, cfg.tokenizer == "rouge-score"
+        )
+        kinds = [parse_rouge_type(name) for name in cfg.rouge_types]
+        self.guarded = any(t.kind == "W" or (t.kind == "S" and t.skip is None) for t in kinds)
+        self.direct = (
+            not cfg.sentence_separator
+            and not self.split
+            and (not self.need_sentences or cfg.sentence_split == "newline")
+        )
+
+
+class _PreparedCache(dict):  # type: ignore[type-arg]
+    """The :class:`_Prepared` of a config by grid, kept on the config; it pickles empty (a config sent to a worker
+    process prepares itself there: the compiled encoder does not pickle)."""
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (_PreparedCache, ())
+
+
+def _prepared(cfg: RougeConfig, grid: float) -> _Prepared:
+    """The :class:`_Prepared` of a config, built once per config object and grid."""
+    cached: _PreparedCache | None = cfg.__dict__.get("_nlgm_rouge_prepared")
+    if cached is None:
+        cached = _PreparedCache()
+        object.__setattr__(cfg, "_nlgm_rouge_prepared", cached)
+    prep = cached.get(grid)
+    if prep is None:
+        prep = cached[grid] = _Prepared(cfg, grid)
+    return prep
 
 
 def _items(texts: list[str], tokenizer: str | Callable[[str], list[str]], sentences: bool) -> list[Any]:
@@ -180,34 +216,37 @@ def rouge_columns(
     With a ``grid``, ``(segments, types, 6)``: each value ``v`` as ``hi`` (``v`` rounded to a multiple of
     ``1 / grid``) in the first three, and ``v - hi`` in the last three (both exact: ``hi + lo == v``). With ``rows``,
     a list with one tuple per segment instead, holding for each of those measures a tuple over the types."""
-    _guard(cfg, preds, refs)
-    plan = _plan(cfg, grid)
-    perl = cfg.scoring == "rouge155"
-    need_sentences = _type_specs(cfg.rouge_types, perl)[1]
+    prep = _prepared(cfg, grid)
+    if prep.guarded:
+        _guard(cfg, preds, refs)
+    starts: list[int] = [] if refs.starts is None else refs.starts.tolist()
+    tokenizer, sentences = prep.tokenizer, prep.sentences
     flat = refs.flat
+    if prep.direct:  # the texts as given (the common case: one call on a few pairs pays for nothing else)
+        return prep.plan.scores(
+            prep.encoder,
+            _items(preds, tokenizer, sentences),
+            _items(flat, tokenizer, sentences),
+            starts,
+            None,
+            None,
+            rows,
+        )
     if cfg.sentence_separator:
         preds = [t.replace(cfg.sentence_separator, "\n") for t in preds]
         flat = [t.replace(cfg.sentence_separator, "\n") for t in flat]
-    split = bool(cfg.length_limit or cfg.byte_limit)
     lcs_preds: list[Any] | None = None
     lcs_refs: list[Any] | None = None
-    if split:
+    if prep.split:
         cut_p = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in preds]
         cut_r = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in flat]
         preds, flat = [c[0] for c in cut_p], [c[0] for c in cut_r]
         lcs_preds, lcs_refs = ["\n".join(c[1]) for c in cut_p], ["\n".join(c[1]) for c in cut_r]
-    elif need_sentences:
-        preds, flat = _sentence_texts(preds, cfg.sentence_split), _sentence_texts(flat, cfg.sentence_split)
-    sentences = need_sentences or split
-    tokenizer = _tokenizer_of(cfg)
-    encoder = rouge_encoder(
-        cfg.stemmer if cfg.use_stemmer else None, cfg.remove_stopwords, cfg.tokenizer == "rouge-score"
-    )
-    starts: list[int] = [] if refs.starts is None else refs.starts.tolist()
-    if lcs_preds is not None and lcs_refs is not None:
         lcs_preds, lcs_refs = _items(lcs_preds, tokenizer, sentences), _items(lcs_refs, tokenizer, sentences)
-    return plan.scores(
-        encoder,
+    elif prep.need_sentences:
+        preds, flat = _sentence_texts(preds, cfg.sentence_split), _sentence_texts(flat, cfg.sentence_split)
+    return prep.plan.scores(
+        prep.encoder,
         _items(preds, tokenizer, sentences),
         _items(flat, tokenizer, sentences),
         starts,
