@@ -44,10 +44,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets, check_pairs
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
@@ -57,6 +56,9 @@ from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fract
 from .base import MAX_WORKERS, Family, Result, check_number
 from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
 from .rouge_scores import AggregateScore, RougeScore
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "ROUGE",
@@ -79,8 +81,15 @@ DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 PARALLEL_MIN_SEGMENTS = 2000
 
 
+def _numpy_kind(value: Any, kind: str) -> bool:
+    """Whether ``value`` is a numpy ``integer`` or ``bool_`` (``kind``), without importing numpy: a value cannot be
+    one unless numpy is loaded (this module imports it only where a large batch needs it)."""
+    np_module = sys.modules.get("numpy")
+    return np_module is not None and isinstance(value, getattr(np_module, kind))
+
+
 def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+    if isinstance(value, bool) or not (isinstance(value, int) or _numpy_kind(value, "integer")) or value < minimum:
         raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if maximum is not None and value > maximum:
         raise InvalidInputError(f"{name} must be <= {maximum:,}, got {value!r}")
@@ -169,8 +178,9 @@ class RougeConfig:
         if self.stemmer not in STEMMERS:
             raise unknown_option("stemmer", self.stemmer, list(STEMMERS))
         for flag in ("use_stemmer", "remove_stopwords"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                raise InvalidInputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+            value = getattr(self, flag)
+            if not (isinstance(value, bool) or _numpy_kind(value, "bool_")):
+                raise InvalidInputError(f"{flag} must be True or False, got {value!r}")
         if self.multi_ref not in MULTI_REF:
             raise unknown_option("multi_ref", self.multi_ref, list(MULTI_REF))
         if self.sentence_split not in SENTENCE_SPLITS:
@@ -306,6 +316,8 @@ def _where(preds: list[str], refs: ReferenceSets, k: int) -> str:
     flat = k - n
     if refs.starts is None:
         return f"references[{flat}]"
+    import numpy as np
+
     seg = int(np.searchsorted(refs.starts, flat, side="right")) - 1
     return f"references[{seg}][{flat - int(refs.starts[seg])}]"
 
@@ -337,6 +349,8 @@ def _chunk_columns(args: tuple[list[str], ReferenceSets, RougeConfig]) -> np.nda
 
 
 def _split(preds: list[str], refs: ReferenceSets, parts: int) -> list[tuple[list[str], ReferenceSets]]:
+    import numpy as np
+
     n = len(preds)
     bounds = np.linspace(0, n, parts + 1).astype(int)
     out = []
@@ -355,6 +369,8 @@ def _parallel_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
+    import numpy as np
+
     method = "fork" if "fork" in mp.get_all_start_methods() and os.name == "posix" else "spawn"
     with ProcessPoolExecutor(max_workers=cfg.workers, mp_context=mp.get_context(method)) as pool:
         results = list(pool.map(_chunk_columns, [(p, r, cfg) for p, r in _split(preds, refs, cfg.workers)]))
@@ -367,6 +383,8 @@ _SMALL = 32
 
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
     _warn_dropped(preds, refs, cfg)
+    import numpy as np
+
     if cfg.scoring in ("pltrdy", "llamafactory"):  # set-based counting of those packages: metrics/rouge_sets.py
         from .rouge_sets import set_rouge_columns
 

@@ -17,16 +17,16 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from .._inputs import ReferenceSets
-from ..algorithms.guard import RATES, check_pairs, limit_seconds
 from ..algorithms.native import native
 from ..errors import UnknownOptionError
 from ..text.rouge_tokenize import kernel_text, rouge155_truncate, rouge_encoder
-from ..text.sentences import split_sentences
 
+# numpy, the cost guard and the sentence splitter are imported where they are used: a fresh process scoring a few
+# segments of the common types needs none of them
 if TYPE_CHECKING:
+    import numpy as np
+
+    from .._inputs import ReferenceSets
     from .rouge import RougeConfig
 
 __all__ = ["RougeType", "parse_rouge_type", "rouge_columns", "round5"]
@@ -72,6 +72,8 @@ def parse_rouge_type(name: str) -> RougeType:
 def round5(x: Any) -> np.ndarray:
     """``sprintf("%7.5f", x)`` read back as a number, element-wise: the nearest double to ``x`` rounded to five
     decimals (ties as the exact binary value of ``x`` decides, as C's printf does). The compiled kernel's."""
+    import numpy as np
+
     return native().round5(np.asarray(x, dtype=np.float64))  # type: ignore[no-any-return]
 
 
@@ -98,6 +100,8 @@ def _type_specs(types: tuple[str, ...], perl: bool) -> tuple[list[tuple[int, int
 def _sentence_texts(texts: list[str], mode: str) -> list[str]:
     if mode == "newline":
         return texts
+    from ..text.sentences import split_sentences
+
     if mode == "rules":
         return ["\n".join(split_sentences(t)) for t in texts]
     return [t if "\n" in t else "\n".join(split_sentences(t)) for t in texts]  # auto
@@ -174,6 +178,8 @@ _TOKEN_BOUND = re.compile(r"[0-9A-Za-z]+|[^\x00-\x7f\s]|[^0-9A-Za-z\s]")
 
 
 def _token_bound(texts: list[str]) -> np.ndarray:
+    import numpy as np
+
     return np.fromiter((len(_TOKEN_BOUND.findall(t)) for t in texts), dtype=np.float64, count=len(texts))
 
 
@@ -181,6 +187,10 @@ def _guard(cfg: RougeConfig, preds: list[str], refs: ReferenceSets) -> None:
     """Refuse, before the compiled kernel runs, a pair whose ROUGE-W or unlimited skip bigrams would run beyond
     the limit of :mod:`nlgmetrics.algorithms.guard` (ROUGE-N, -L and -Lsum cost little even on whole books).
     Lengths in characters bound the tokens from above; only texts long enough to matter are counted closer."""
+    import numpy as np
+
+    from ..algorithms.guard import RATES, check_pairs, limit_seconds
+
     types = [parse_rouge_type(name) for name in cfg.rouge_types]
     weighted = any(t.kind == "W" for t in types)
     skip_all = any(t.kind == "S" and t.skip is None for t in types)
