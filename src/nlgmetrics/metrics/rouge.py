@@ -463,6 +463,15 @@ _COMPILED = frozenset(("rouge-score", "rouge155"))
 SMALL_CALL = 1024
 
 
+def _row_path(n: int, config: RougeConfig) -> bool:
+    """Whether a call on ``n`` segments goes from the kernel's rows to the formula: small calls always; larger ones
+    only while numpy is not loaded (importing it would cost a fresh process more than the rows cost a corpus) and
+    the batch is not spread over worker processes. Both paths sum the same values with ``math.fsum``."""
+    if n <= SMALL_CALL:
+        return True
+    return "numpy" not in sys.modules and (config.workers == 1 or n < PARALLEL_MIN_SEGMENTS)
+
+
 class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
     """The ROUGE family: several headline values per result, per-segment dicts, and the bootstrap."""
 
@@ -486,7 +495,7 @@ class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
         general path (``StatsBatch.total``'s ``math.fsum``), without the batch of statistics objects around them."""
         kind = type(predictions)
         if (
-            (kind is str or (kind is list and len(predictions) <= SMALL_CALL))
+            (kind is str or (kind is list and _row_path(len(predictions), config)))
             and sources is None
             and not inputs
             and config.scoring in _COMPILED
