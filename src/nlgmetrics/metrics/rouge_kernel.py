@@ -232,29 +232,20 @@ def rouge_columns(
     starts: list[int] = [] if refs.starts is None else refs.starts.tolist()
     tokenizer, sentences = prep.tokenizer, prep.sentences
     flat = refs.flat
-    if prep.direct:  # the texts as given (the common case: one call on a few pairs pays for nothing else)
-        return prep.plan.scores(
-            prep.encoder,
-            _items(preds, tokenizer, sentences),
-            _items(flat, tokenizer, sentences),
-            starts,
-            None,
-            None,
-            rows,
-        )
-    if cfg.sentence_separator:
-        preds = [t.replace(cfg.sentence_separator, "\n") for t in preds]
-        flat = [t.replace(cfg.sentence_separator, "\n") for t in flat]
     lcs_preds: list[Any] | None = None
     lcs_refs: list[Any] | None = None
-    if prep.split:
-        cut_p = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in preds]
-        cut_r = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in flat]
-        preds, flat = [c[0] for c in cut_p], [c[0] for c in cut_r]
-        lcs_preds, lcs_refs = ["\n".join(c[1]) for c in cut_p], ["\n".join(c[1]) for c in cut_r]
-        lcs_preds, lcs_refs = _items(lcs_preds, tokenizer, sentences), _items(lcs_refs, tokenizer, sentences)
-    elif prep.need_sentences:
-        preds, flat = _sentence_texts(preds, cfg.sentence_split), _sentence_texts(flat, cfg.sentence_split)
+    if not prep.direct:  # else the texts go as given (the common case: a call on a few pairs pays for nothing else)
+        if cfg.sentence_separator:
+            preds = [t.replace(cfg.sentence_separator, "\n") for t in preds]
+            flat = [t.replace(cfg.sentence_separator, "\n") for t in flat]
+        if prep.split:
+            cut_p = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in preds]
+            cut_r = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in flat]
+            preds, flat = [c[0] for c in cut_p], [c[0] for c in cut_r]
+            lcs_preds, lcs_refs = ["\n".join(c[1]) for c in cut_p], ["\n".join(c[1]) for c in cut_r]
+            lcs_preds, lcs_refs = _items(lcs_preds, tokenizer, sentences), _items(lcs_refs, tokenizer, sentences)
+        elif prep.need_sentences:
+            preds, flat = _sentence_texts(preds, cfg.sentence_split), _sentence_texts(flat, cfg.sentence_split)
     return prep.plan.scores(
         prep.encoder,
         _items(preds, tokenizer, sentences),
