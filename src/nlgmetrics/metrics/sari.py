@@ -536,6 +536,7 @@ SARI: Family[SARIConfig, SARIStats, SARIResult] = Family(
     default_preset="evaluate",
     vectorized=True,
     uses_sources=True,
+    cache_configs=True,
     example={
         "sources": ["About 95 species are currently accepted .", "The cat perched on the mat."],
         "predictions": ["About 95 you now get in .", "The cat sat on the mat."],
