@@ -97,7 +97,7 @@ def test_clipped_matches_restate_the_counters(segments, orders, per_reference, w
         starts.append(at)
         at += len(rs)
     got = native().clipped_matches(hyps, refs, starts, orders, per_reference)
-    for i, (h, rs) in enumerate(segments):
+    for i, (_, rs) in enumerate(segments):
         want = _naive(hyps[i], [refs[starts[i] + j] for j in range(len(rs))], orders, per_reference)
         assert got[i] == want
 

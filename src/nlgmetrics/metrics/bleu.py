@@ -60,7 +60,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -337,6 +337,16 @@ class _BLEUBatch(StatsBatch[BLEUStats]):
 
     def exact_total(self) -> BLEUStats:
         return self._keep_tail(super().exact_total())
+
+    def __iter__(self) -> Iterator[BLEUStats]:
+        if self._rows is not None:
+            yield from self._rows
+            return
+        # every column to Python numbers at once: per-segment results (sentence_bleu of a list) read every row
+        names = list(self.columns)
+        for values in zip(*(column.tolist() for column in self.columns.values()), strict=True):
+            row: dict[str, Any] = {k: tuple(v) if type(v) is list else v for k, v in zip(names, values, strict=True)}
+            yield BLEUStats(**row)
 
     def _keep_tail(self, out: BLEUStats) -> BLEUStats:
         if len(self) == 0:

@@ -300,7 +300,7 @@ def _reference_side(refs: ReferenceSets, cfg: CHRFConfig) -> tuple[Any, ...]:
     return char_index, word_index, vocabulary
 
 
-def _side_counts(index: Any, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) -> tuple[np.ndarray, np.ndarray]:
+def _side_counts(index: Any, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
     """Hypothesis and reference n-gram counts per (segment, reference column, order); under sacrebleu the
     hypothesis counts 0 for an order the reference does not reach (sacrebleu counts no hypothesis n-gram then)."""
     ref_len = np.zeros((index.n_units, index.columns), dtype=np.int64)
