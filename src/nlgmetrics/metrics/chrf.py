@@ -144,6 +144,19 @@ def _f_parts(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any, Any]:
     effective_order: Any = 0
     avg_prec: Any = 0.0
     avg_rec: Any = 0.0
+    if not isinstance(stats.hyp, np.ndarray):  # numbers: the same operations, without the array helpers
+        hyp, ref, match = stats.hyp, stats.ref, stats.match
+        for i in range(cfg.order):
+            n_hyp, n_ref, n_match = hyp[i], ref[i], match[i]
+            prec = n_match / n_hyp if n_hyp > 0 else eps
+            rec = n_match / n_ref if n_ref > 0 else eps
+            denom = factor * prec + rec
+            score += (1 + factor) * prec * rec / denom if denom > 0 else eps
+            if n_hyp > 0 and n_ref > 0:
+                avg_prec += prec
+                avg_rec += rec
+                effective_order += 1
+        return score, avg_prec, avg_rec, effective_order
     for i in range(cfg.order):
         n_hyp, n_ref, n_match = _at(stats.hyp, i), _at(stats.ref, i), _at(stats.match, i)
         prec = _ratio(n_match, n_hyp, eps)
@@ -329,7 +342,7 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> Stat
     starts = [] if refs.starts is None else refs.starts.tolist()
     sides = _sides(preds, refs, cfg)
     per_side = [native().clipped_matches(h, r, starts, k, True) for h, r, k in sides]
-    counts = refs.counts().tolist()
+    counts = [1] * len(preds) if refs.starts is None else refs.counts().tolist()
     rows = []
     at = 0
     for seg, k in enumerate(counts):
@@ -529,10 +542,12 @@ def sentence_chrf(
 ) -> CHRFResult:
     """chrF of one sentence against its reference(s) (sacrebleu's ``sentence_chrf``)."""
     cfg = CHRF.make_config(preset, **options)
+    refs: Any
     if isinstance(references, str):
-        refs: list[Any] = [references]
+        refs = references  # one pair of strings: the inputs' fast path
     elif len(references) == 1 and type(references[0]) is str:
-        refs = [references[0]]  # one reference: the plain layout
+        refs = references[0]  # one reference: the plain layout
     else:
         refs = [list(references)]
-    return CHRF.finalize(CHRF.batch_stats([prediction], refs, cfg).total(), cfg)
+    batch = CHRF.batch_stats(prediction if type(refs) is str else [prediction], refs, cfg)
+    return CHRF.finalize(batch.total(), cfg)
