@@ -69,6 +69,13 @@ def _close(got: Any, expected: Any) -> bool:
     return len(g) == len(e) and all(math.isclose(a, b, abs_tol=TOL) for a, b in zip(g, e, strict=True))
 
 
+def _close_prf(got: Any, expected: Any) -> bool:
+    """The torch adapter's ``compute()`` (torchmetrics' ``{"precision", "recall", "f1"}``) against a result."""
+    return set(got) == {"precision", "recall", "f1"} and all(
+        _close(got[k], getattr(expected, k)) for k in ("precision", "recall", "f1")
+    )
+
+
 def _functional(options: dict[str, Any], preds: list[str], refs: list[Any]) -> Any:
     opts = dict(options)
     if "idf_references" in opts:
@@ -163,9 +170,9 @@ def test_torch_adapter_equals_functional(options):
     metric = nlgmetrics.torch.BERTScore(**BASE, **options)
     for i in range(0, len(PREDS), 3):
         out = metric(PREDS[i : i + 3], REFS[i : i + 3])
-        assert _close(out, _functional(options, PREDS[i : i + 3], REFS[i : i + 3]).score)
+        assert _close_prf(out, _functional(options, PREDS[i : i + 3], REFS[i : i + 3]))
     expected = _functional(options, PREDS, REFS)
-    assert _close(metric.compute(), expected.score)
+    assert _close_prf(metric.compute(), expected)
     result = metric.compute_result()
     assert result.signature == expected.signature
     assert (result.count, result.empty) == (8, 1)
@@ -179,8 +186,18 @@ def test_torch_adapter_in_a_metric_collection_keeps_configs_apart():
     )
     collection.update(PREDS, REFS)
     out = collection.compute()
-    assert _close(out["l6"], nlgmetrics.bertscore(PREDS, REFS, **BASE).f1)
-    assert _close(out["l3"], nlgmetrics.bertscore(PREDS, REFS, model=MODEL, num_layers=3).f1)
+    assert _close(out["l6_f1"], nlgmetrics.bertscore(PREDS, REFS, **BASE).f1)
+    assert _close(out["l3_f1"], nlgmetrics.bertscore(PREDS, REFS, model=MODEL, num_layers=3).f1)
+
+
+def test_torch_adapter_takes_torchmetrics_arguments():
+    # torchmetrics.text.BERTScore(model_name_or_path=..., num_layers=..., verbose=...): the same names here
+    metric = nlgmetrics.torch.BERTScore(model_name_or_path=MODEL, num_layers=6, verbose=False, reduction=None)
+    metric.update(PREDS, REFS)
+    out = metric.compute()
+    expected = nlgmetrics.bertscore(PREDS, REFS, **BASE, reduction=None)
+    assert _close_prf(out, expected)
+    assert out["f1"].shape == (len(PREDS),)
 
 
 # ------------------------------------------------------------------------------------------- DDP
@@ -221,9 +238,9 @@ def _run_adapter(case: Case, rank: int) -> list[str]:
     for a, b in shards[rank]:
         got = metric(*_pick(list(range(a, b))))
         expected = _functional(case.options, *_pick(list(range(a, b))))
-        if not _close(got, expected.score):
-            failures.append(f"forward {a}:{b}: {got} != {expected.score}")
-    final = metric.compute()
+        if not _close_prf(got, expected):
+            failures.append(f"forward {a}:{b}: {got} != {expected}")
+    final = metric.compute()["f1"]
     result = metric.compute_result()
     expected = _functional(case.options, *_pick(_order(shards)))
     if not _close(final, expected.score):

@@ -315,6 +315,11 @@ class BERTScoreResult(Result):
     truncated: int = 0
     hash: str = ""
 
+    def headline_values(self) -> dict[str, Any]:
+        """``{"precision", "recall", "f1"}``: what the torch adapter's ``compute()`` returns, torchmetrics'
+        ``BERTScore`` keys (one value per segment with ``reduction=None``, as torchmetrics gives them)."""
+        return {"precision": self.precision, "recall": self.recall, "f1": self.f1}
+
 
 #: A lone surrogate (half of a UTF-16 pair): not a character, and no tokenizer can take it.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -485,6 +490,8 @@ BERTSCORE = BERTScoreFamily(
     presets={"bert-score": {"long_inputs": "truncate"}},
     default_preset="bert-score",
     vectorized=True,
+    # torchmetrics' ``BERTScore(model_name_or_path=..., verbose=...)``
+    option_aliases={"model_name_or_path": "model", "verbose": "progress"},
 )
 
 

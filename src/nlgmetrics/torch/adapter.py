@@ -55,7 +55,8 @@ class TorchMetric(_TorchmetricsMetric):
     ``process_group``, ``sync_on_compute``, …) are passed on to ``torchmetrics.Metric``.
 
     ``compute()`` returns the headline score as a float64 tensor: 0-d, or 1-D (one value per segment, empty when
-    there were no samples) for ``reduction=None``. ``compute_result()`` returns the full nlgmetrics result, with
+    there were no samples) for ``reduction=None``; a family with several headline values (ROUGE, SQuAD, BERTScore)
+    returns torchmetrics' dict of them. ``compute_result()`` returns the full nlgmetrics result, with
     its signature and every derived field.
     """
 
@@ -159,14 +160,18 @@ class TorchMetric(_TorchmetricsMetric):
     def _score_tensor(self, result: Result) -> torch.Tensor | dict[str, torch.Tensor]:
         # a family with several headline values (ROUGE: P/R/F per type) offers them flat, as torchmetrics'
         # own multi-valued metrics return them: a dict of 0-d tensors
+        # (BERTScore: P/R/F, one value per segment each with ``reduction=None``)
         headline_values = getattr(result, "headline_values", None)
         if headline_values is not None:
-            return {
-                k: torch.tensor(float(v), dtype=torch.float64, device=self.device) for k, v in headline_values().items()
-            }
+            return {k: self._value_tensor(v) for k, v in headline_values().items()}
         if self.per_segment_output:
             return torch.tensor(list(result.score), dtype=torch.float64, device=self.device).reshape(-1)
         return torch.tensor(float(result.score), dtype=torch.float64, device=self.device)
+
+    def _value_tensor(self, value: Any) -> torch.Tensor:
+        if isinstance(value, (tuple, list)):
+            return torch.tensor(list(value), dtype=torch.float64, device=self.device).reshape(-1)
+        return torch.tensor(float(value), dtype=torch.float64, device=self.device)
 
     def _wrap_compute(self, compute: Callable[..., Any]) -> Callable[..., Any]:
         # torchmetrics squeezes every one-element result to 0-d; per-segment scores stay 1-D here, also for a
