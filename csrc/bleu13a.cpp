@@ -145,39 +145,30 @@ void steps_13a(Text& s, Text& tmp) {
         tmp.resize(static_cast<std::size_t>(out - tmp.data()));
         s.swap(tmp);
     }
+    // "\1 \2 " (steps 2 and 4) and " \1 \2" (step 3)
+    const auto space_after = [](char32_t* o, char32_t a, char32_t b) {
+        o[0] = a;
+        o[1] = U' ';
+        o[2] = b;
+        o[3] = U' ';
+        return o + 4;
+    };
+    const auto space_before = [](char32_t* o, char32_t a, char32_t b) {
+        o[0] = U' ';
+        o[1] = a;
+        o[2] = U' ';
+        o[3] = b;
+        return o + 4;
+    };
     if (has_pc) {
         // step 2: ([^0-9])([\.,]) -> "\1 \2 "
-        pass2(
-            s, tmp, [](char32_t a, char32_t b) { return !is_digit(a) && is_period_comma(b); },
-            [](char32_t* o, char32_t a, char32_t b) {
-                o[0] = a;
-                o[1] = U' ';
-                o[2] = b;
-                o[3] = U' ';
-                return o + 4;
-            });
+        pass2(s, tmp, [](char32_t a, char32_t b) { return !is_digit(a) && is_period_comma(b); }, space_after);
         // step 3: ([\.,])([^0-9]) -> " \1 \2"
-        pass2(
-            s, tmp, [](char32_t a, char32_t b) { return is_period_comma(a) && !is_digit(b); },
-            [](char32_t* o, char32_t a, char32_t b) {
-                o[0] = U' ';
-                o[1] = a;
-                o[2] = U' ';
-                o[3] = b;
-                return o + 4;
-            });
+        pass2(s, tmp, [](char32_t a, char32_t b) { return is_period_comma(a) && !is_digit(b); }, space_before);
     }
     if (has_dash) {
         // step 4: ([0-9])(-) -> "\1 \2 "
-        pass2(
-            s, tmp, [](char32_t a, char32_t b) { return is_digit(a) && b == U'-'; },
-            [](char32_t* o, char32_t a, char32_t b) {
-                o[0] = a;
-                o[1] = U' ';
-                o[2] = b;
-                o[3] = U' ';
-                return o + 4;
-            });
+        pass2(s, tmp, [](char32_t a, char32_t b) { return is_digit(a) && b == U'-'; }, space_after);
     }
 }
 
