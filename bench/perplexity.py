@@ -9,17 +9,19 @@ first: the two perplexities agree within the precision's rounding):
   every call, per sequence;
 * **log-probabilities**: 10,000 sequences of 200 per-token log-probabilities as Python lists (what inference
   servers return), which torchmetrics cannot take: nlgmetrics alone, with the throughput;
-* **cold**: a fresh process that imports the library and scores one batch.
+* **cold**: a fresh process that imports the library and scores one batch;
+* **warm** (labelled, not a headline): the same batch of 8 sequences scored again and again.
 
-Timings alternate between the implementations (best of ``--repeat`` rounds), so background load hits them alike.
-Run: ``python bench/perplexity.py`` (``--quick``: smaller sizes, fewer rounds).
+Timings alternate between the implementations (best of ``--repeat`` rounds), so background load hits them alike;
+CPU time (``time.process_time``) is printed beside wall time. torch runs on ``--threads`` threads (default 1: on a
+machine shared with other work, the CPU time of several threads mostly measures their waiting for each other; both
+tools run under the same setting). Run: ``python bench/perplexity.py`` (``--quick``: smaller sizes, fewer rounds).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,8 +30,9 @@ import numpy as np
 import torch
 from torchmetrics.functional.text.perplexity import _perplexity_compute, _perplexity_update
 
+import _harness as harness
 import nlgmetrics as nm
-from _common import fmt_time, interleaved, machine, table
+from _common import fmt_time, table
 
 IGNORE = -100
 
@@ -60,103 +63,95 @@ def torchmetrics_loop(batches: list[tuple[torch.Tensor, torch.Tensor]]) -> float
 
 
 def corpus_rows(label: str, batches: list, repeat: int, rel: float) -> tuple[list[tuple[str, ...]], float]:
-    best, out = interleaved({"ours": lambda: ours_loop(batches), "tm": lambda: torchmetrics_loop(batches)}, repeat)
+    best = {name: (float("inf"), float("inf")) for name in ("ours", "tm")}
+    out: dict[str, float] = {}
+    for _ in range(repeat):
+        for name, fn in (("ours", ours_loop), ("tm", torchmetrics_loop)):
+            t0, c0 = time.perf_counter(), time.process_time()
+            out[name] = fn(batches)
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
     assert abs(out["ours"] - out["tm"]) <= rel * abs(out["tm"]), (label, out)
-    ratio = best["tm"] / best["ours"]
+    ratio = best["tm"][1] / best["ours"][1]
     rows = [
-        (label, "nlgmetrics.Perplexity", fmt_time(best["ours"]), "1.00×"),
-        (
-            "",
-            "torchmetrics Perplexity",
-            fmt_time(best["tm"]),
-            f"{ratio:.2f}× slower" if ratio >= 1 else f"{1 / ratio:.2f}× faster",
-        ),
+        (label, "nlgmetrics.Perplexity", fmt_time(best["ours"][0]), fmt_time(best["ours"][1]), "1.00×"),
+        ("", "torchmetrics Perplexity", fmt_time(best["tm"][0]), fmt_time(best["tm"][1]), f"{ratio:.2f}× ours"),
     ]
     return rows, ratio
 
 
-def latency_rows(sizes: list[int], repeat: int) -> tuple[list[tuple[str, ...]], dict[int, float]]:
-    rows, ratios = [], {}
-    for size in sizes:
-        data = [make(size, 64, 4096, torch.float32, seed=1000 * size + i) for i in range(2 * repeat)]
-        it_ours, it_tm = iter(data[::2]), iter(data[1::2])
-
-        def ours(it=it_ours) -> float:
-            x, t = next(it)
-            return nm.perplexity(x, t, ignore_index=IGNORE).score
-
-        def tm(it=it_tm) -> float:
-            x, t = next(it)
-            s, c = _perplexity_update(x, t, IGNORE)
-            return float(_perplexity_compute(s, c))
-
-        best, _ = interleaved({"ours": ours, "tm": tm}, repeat)
-        ratios[size] = best["tm"] / best["ours"]
-        rows.append(
-            (
-                f"latency, batch of {size} × 64 tokens",
-                f"{fmt_time(best['ours'] / size)} / sequence",
-                f"{fmt_time(best['tm'] / size)} / sequence",
-                f"{ratios[size]:.2f}×",
-            )
-        )
-    return rows, ratios
+def fresh_batch(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` sequences of 64 tokens over a vocabulary of 4,096, new logits for every seed."""
+    return make(n, 64, 4096, torch.float32, seed=seed)
 
 
-_COLD = """
-import time
-t = time.perf_counter()
-import torch
+def ours(x: torch.Tensor, t: torch.Tensor) -> float:
+    return nm.perplexity(x, t, ignore_index=IGNORE).score
+
+
+def tm(x: torch.Tensor, t: torch.Tensor) -> float:
+    s, c = _perplexity_update(x, t, IGNORE)
+    return float(_perplexity_compute(s, c))
+
+
+_COLD = """import torch
+torch.set_num_threads({threads})
 {imports}
 g = torch.Generator().manual_seed(0)
 x = torch.randn(2, 16, 1000, generator=g)
 y = torch.randint(1000, (2, 16), generator=g)
-{call}
-print(time.perf_counter() - t)
-"""
-
-
-def cold(repeat: int) -> tuple[float, float]:
-    codes = {
-        "ours": _COLD.format(imports="import nlgmetrics as nm", call="nm.perplexity(x, y).score"),
-        "tm": _COLD.format(imports="from torchmetrics.text import Perplexity", call="float(Perplexity()(x, y))"),
-    }
-    best = {k: float("inf") for k in codes}
-    for _ in range(repeat):
-        for name, code in codes.items():
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-            best[name] = min(best[name], float(out.stdout.split()[-1]))
-    return best["ours"], best["tm"]
+RESULT = {call}"""
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer rounds")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     args = parser.parse_args(argv)
     repeat = 1 if args.quick else args.repeat
-    print(f"machine: {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads)")
+    torch.set_num_threads(args.threads)
+    command = "python bench/perplexity.py" + (" --quick" if args.quick else "") + f" --threads {args.threads}"
+    harness.header("perplexity: nlgmetrics against torchmetrics", command)
+    print(f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
     figures: dict[str, float] = {}
     rows: list[tuple[str, ...]] = []
     n_batches = 2 if args.quick else 4
     vocab = 8000 if args.quick else 32000
     f32 = [make(2, 512, vocab, torch.float32, seed=i) for i in range(n_batches)]
-    r, figures["float32_ratio"] = corpus_rows(f"float32 logits, {2 * n_batches}×512×{vocab:,}", f32, repeat, 1e-5)
+    r, figures["float32_cpu_ratio"] = corpus_rows(f"float32 logits, {2 * n_batches}×512×{vocab:,}", f32, repeat, 1e-5)
     rows += r
     del f32
     f64 = [make(2, 512, 4000, torch.float64, seed=10 + i) for i in range(n_batches)]
-    r, figures["float64_ratio"] = corpus_rows(f"float64 logits, {2 * n_batches}×512×4,000", f64, repeat, 1e-12)
+    r, figures["float64_cpu_ratio"] = corpus_rows(f"float64 logits, {2 * n_batches}×512×4,000", f64, repeat, 1e-12)
     rows += r
     del f64
-    print(table(rows, ("workload", "implementation", "time", "ratio")))
     print()
-    lat, ratios = latency_rows([1, 8, 64] if args.quick else [1, 8, 64, 512], 3 if args.quick else 7)
-    figures.update({f"latency_{k}_ratio": v for k, v in ratios.items()})
-    t_ours, t_tm = cold(1 if args.quick else 3)
-    figures.update(cold_ours_s=t_ours, cold_torchmetrics_s=t_tm)
-    lat.append(("cold: import + one batch", fmt_time(t_ours), fmt_time(t_tm), f"{t_tm / t_ours:.2f}×"))
-    print(table(lat, ("workload", "nlgmetrics", "torchmetrics", "ratio")))
+    print(table(rows, ("corpus workload (batches of 2 sequences)", "implementation", "wall", "CPU", "CPU vs ours")))
+    sizes = (1, 8, 64) if args.quick else (1, 8, 64, 512)
+    lat = harness.latency({"nlgmetrics": ours, "torchmetrics": tm}, fresh_batch, sizes, rounds=3 if args.quick else 5)
+    for n, per in lat.items():
+        figures[f"latency_{n}_cpu_ratio"] = per["torchmetrics"][1] / per["nlgmetrics"][1]
+    codes = {
+        "nlgmetrics": _COLD.format(
+            threads=args.threads, imports="import nlgmetrics as nm", call="nm.perplexity(x, y).score"
+        ),
+        "torchmetrics": _COLD.format(
+            threads=args.threads, imports="from torchmetrics.text import Perplexity", call="float(Perplexity()(x, y))"
+        ),
+    }
+    cold = harness.cold(codes, [], [], rounds=1 if args.quick else 3)
+    figures["cold_cpu_ratio"] = cold["torchmetrics"]["cpu"] / cold["nlgmetrics"]["cpu"]
+    x8, t8 = fresh_batch(8, 0)
+    warm = harness.warm({"nlgmetrics": lambda: ours(x8, t8), "torchmetrics": lambda: tm(x8, t8)})
+    harness.print_tables(
+        [
+            (harness.COLD_HEADER, harness.cold_table("2 × 16 tokens, vocabulary 1,000", cold, "nlgmetrics")),
+            (harness.LATENCY_HEADER, harness.latency_table("64 tokens, vocabulary 4,096", lat, "nlgmetrics")),
+            (harness.WARM_HEADER, harness.warm_table("the same 8 × 64 × 4,096 batch", warm, "nlgmetrics")),
+        ]
+    )
     rng = np.random.default_rng(0)
     n_seq = 2000 if args.quick else 10000
     logprobs = [(-rng.exponential(2.0, 200)).tolist() for _ in range(n_seq)]

@@ -14,24 +14,29 @@ Workloads (from ``../shared/data``, shaped as simplification data: a source, a s
   scored on one test set);
 * **SummEval**: the source is the news article, the references its 11 reference summaries, the predictions
   each of the 16 systems' summaries (100 segments each): long sources, many references;
-* **latency**: batches of 1, 8, 64 and 512 WMT22 segments no earlier call has seen, per segment;
-* **cold**: a fresh process that imports the library and scores one segment.
+* **latency**: batches of 1, 8, 64 and 512 WMT22 segments no earlier call has seen (each round takes slices
+  that no earlier round took, across the systems' outputs), per segment;
+* **cold**: a fresh process that imports the library and scores one segment;
+* **warm** (labelled, not a headline): the same 64 segments scored again and again.
 
-Timings alternate between the two implementations (best of ``--repeat`` rounds) so that background load hits both
-alike. Run: ``python bench/sari.py`` (``--quick``: fewer systems and rounds).
+Timings alternate between the implementations (best of ``--repeat`` rounds) so that background load hits them
+alike; CPU time (``time.process_time``) is printed beside wall time, and the ratios are CPU-time ratios (a shared
+machine disturbs them less). Run: ``python bench/sari.py`` (``--quick``: fewer systems and rounds).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import _harness as harness
 import nlgmetrics as nm
-from _common import SHARED_DATA, fmt_time, interleaved, machine, table
+from _common import SHARED_DATA, fmt_time, table
 from nlgmetrics.metrics import sari as sari_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +69,20 @@ def summeval() -> tuple[list[str], list[list[str]], dict[str, list[str]]]:
     return [d["src"] for d in docs], [list(d["ref_summs"]) for d in docs], systems
 
 
+def interleaved_cpu(fns: dict[str, Callable[[], Any]], repeat: int) -> tuple[dict[str, tuple[float, float]], Any]:
+    """Best (wall, CPU) seconds of each function over ``repeat`` rounds, the functions taking turns in each round;
+    and each one's last result."""
+    best = {name: (float("inf"), float("inf")) for name in fns}
+    out: dict[str, Any] = {}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            out[name] = fn()
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
+    return best, out
+
+
 def corpus_rows(
     label: str, data: Any, repeat: int, n_systems: int | None
 ) -> tuple[list[tuple[str, ...]], float, float]:
@@ -87,87 +106,53 @@ def corpus_rows(
     def theirs() -> list[float]:
         return [corpus_sari(sources, p, refs) for _, p in chosen]
 
-    best, out = interleaved({"cold": cold, "cached": cached, "script": theirs}, repeat=repeat)
+    best, out = interleaved_cpu({"cold": cold, "cached": cached, "script": theirs}, repeat=repeat)
     for name in ("cold", "cached"):
         diff = max(abs(a - b) for a, b in zip(out[name], out["script"], strict=True))
         assert diff == 0.0, f"{label}: scores differ by {diff}"
-    r_cold, r_cached = best["script"] / best["cold"], best["script"] / best["cached"]
+    r_cold, r_cached = best["script"][1] / best["cold"][1], best["script"][1] / best["cached"][1]
     rows = [
         (f"{label}: {len(chosen)} systems, {n_seg:,} segments", "nlgmetrics.sari, cold for every system",
-         fmt_time(best["cold"]), f"{r_cold:.1f}× faster"),
-        ("", "nlgmetrics.sari, sources and references tokenized once", fmt_time(best["cached"]),
-         f"{r_cached:.1f}× faster"),
-        ("", "HF evaluate's script (restated)", fmt_time(best["script"]), "1.00×"),
+         fmt_time(best["cold"][0]), fmt_time(best["cold"][1]), f"{r_cold:.1f}× faster"),
+        ("", "nlgmetrics.sari, sources and references tokenized once", fmt_time(best["cached"][0]),
+         fmt_time(best["cached"][1]), f"{r_cached:.1f}× faster"),
+        ("", "HF evaluate's script (restated)", fmt_time(best["script"][0]), fmt_time(best["script"][1]), "1.00×"),
     ]  # fmt: skip
     return rows, r_cold, r_cached
 
 
-def latency_rows(data: Any, sizes: list[int], repeat: int) -> tuple[list[tuple[str, ...]], dict[int, float]]:
-    """Per-segment latency on batches no earlier call has seen: each round takes the next unseen slice."""
+def fresh_batches(data: Any) -> Callable[[int, int], tuple[list[str], list[Any]]]:
+    """``make_batch(n, seed)`` for the harness: ``n`` consecutive segments (prediction; source and references)
+    from the systems' outputs taken one after the other, each call from where the last one stopped, so no call
+    sees a batch an earlier call saw (the sources and references repeat only after every system's pass)."""
     sources, refs, systems = data
-    preds = next(iter(systems.values()))
-    rows, ratios = [], {}
-    cursor = 0
-    for size in sizes:
-        slices = []
-        for _ in range(repeat):
-            if cursor + size > len(preds):
-                cursor = 0
-            slices.append(slice(cursor, cursor + size))
-            cursor += size
-        it_ours, it_theirs = iter(slices), iter(slices)
+    triples = [(p, (s, r)) for preds in systems.values() for p, s, r in zip(preds, sources, refs, strict=True)]
+    cursor = [0]
 
-        def ours(it: Any = it_ours) -> float:
-            s = next(it)  # new text: nothing in the cache helps
-            return nm.sari(preds[s], refs[s], sources[s]).score
+    def make(n: int, seed: int) -> tuple[list[str], list[Any]]:
+        if cursor[0] + n > len(triples):
+            cursor[0] = 0
+        part = triples[cursor[0] : cursor[0] + n]
+        cursor[0] += n
+        return [p for p, _ in part], [sr for _, sr in part]
 
-        def theirs(it: Any = it_theirs) -> float:
-            s = next(it)
-            return corpus_sari(sources[s], preds[s], refs[s])
-
-        best, _ = interleaved({"ours": ours, "script": theirs}, repeat=repeat)
-        ratio = best["script"] / best["ours"]
-        ratios[size] = ratio
-        rows.append(
-            (
-                f"latency, batch of {size}",
-                f"{fmt_time(best['ours'] / size)} / segment",
-                f"{fmt_time(best['script'] / size)} / segment",
-                f"{ratio:.1f}×",
-            )
-        )
-    return rows, ratios
+    return make
 
 
-_COLD = """
-import time
-t = time.perf_counter()
-{imports}
-{call}
-print(time.perf_counter() - t)
-"""
-_SEGMENT = (
-    "['About 95 species are currently accepted .'], ['About 95 you now get in .'], "
-    "[['About 95 species are currently known .', '95 species are now accepted .']]"
-)
+def ours(preds: list[str], packed: list[Any]) -> float:
+    return nm.sari(preds, [r for _, r in packed], [s for s, _ in packed]).score
 
 
-def cold(repeat: int) -> tuple[float, float]:
-    """Best wall time of a fresh process that imports the library and scores one segment."""
-    ours = _COLD.format(
-        imports="import nlgmetrics as nm",
-        call=f"s, p, r = {_SEGMENT}\nnm.sari(p, r, s).score",
-    )
-    theirs = _COLD.format(
-        imports=f"import sys; sys.path.insert(0, {str(ROOT)!r})\nfrom tests.naive_sari import corpus_sari",
-        call=f"corpus_sari({_SEGMENT})",
-    )
-    best = {"ours": float("inf"), "script": float("inf")}
-    for _ in range(repeat):
-        for name, code in (("ours", ours), ("script", theirs)):
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-            best[name] = min(best[name], float(out.stdout.split()[-1]))
-    return best["ours"], best["script"]
+def script(preds: list[str], packed: list[Any]) -> float:
+    return corpus_sari([s for s, _ in packed], preds, [r for _, r in packed])
+
+
+_COLD_OURS = """import nlgmetrics as nm
+RESULT = nm.sari(preds, [r for _, r in refs], [s for s, _ in refs]).score"""
+_COLD_SCRIPT = f"""import sys
+sys.path.insert(0, {str(ROOT)!r})
+from tests.naive_sari import corpus_sari
+RESULT = corpus_sari([s for s, _ in refs], preds, [r for _, r in refs])"""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,7 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     if not SHARED_DATA.is_dir():
         print(f"the shared data folder is missing: {SHARED_DATA}", file=sys.stderr)
         return 2
-    print(f"machine: {machine()}")
+    harness.header(
+        "SARI: nlgmetrics against HF evaluate's script (restated)",
+        "python bench/sari.py" + (" --quick" if args.quick else ""),
+    )
+    print(f"compiled kernel: {'yes' if sari_module.has_native() else 'no (numpy and plain-Python paths)'}")
     wmt = wmt22()
     # the per-segment scores agree to the bit, not only the corpus mean
     sources, refs, systems = wmt
@@ -198,14 +187,26 @@ def main(argv: list[str] | None = None) -> int:
         "SummEval, 11 references", summeval(), repeat, 4 if args.quick else None
     )
     rows += r
-    print(table(rows, ("workload", "implementation", "time", "ratio")))
     print()
-    lat_rows, lat = latency_rows(wmt, [1, 8, 64, 512], repeat=3 if args.quick else 7)
-    figures.update({f"latency_{k}_ratio": v for k, v in lat.items()})
-    t_ours, t_theirs = cold(1 if args.quick else 3)
-    figures.update(cold_ours_s=t_ours, cold_script_s=t_theirs)
-    lat_rows.append(("cold: import + one segment", fmt_time(t_ours), fmt_time(t_theirs), f"{t_theirs / t_ours:.1f}×"))
-    print(table(lat_rows, ("workload", "nlgmetrics", "script (restated)", "ratio")))
+    print(table(rows, ("corpus workload", "implementation", "wall", "CPU", "CPU ratio")))
+    tools = {"nlgmetrics": ours, "script (restated)": script}
+    lat = harness.latency(tools, fresh_batches(wmt), rounds=3 if args.quick else 5)
+    for n, per in lat.items():
+        figures[f"latency_{n}_cpu_ratio"] = per["script (restated)"][1] / per["nlgmetrics"][1]
+    one = fresh_batches(wmt)(1, 0)
+    cold = harness.cold(
+        {"nlgmetrics": _COLD_OURS, "script (restated)": _COLD_SCRIPT}, *one, rounds=1 if args.quick else 3
+    )
+    figures["cold_cpu_ratio"] = cold["script (restated)"]["cpu"] / cold["nlgmetrics"]["cpu"]
+    p64, r64 = fresh_batches(wmt)(64, 0)
+    warm = harness.warm({"nlgmetrics": lambda: ours(p64, r64), "script (restated)": lambda: script(p64, r64)})
+    harness.print_tables(
+        [
+            (harness.COLD_HEADER, harness.cold_table("WMT22, one segment", cold, "nlgmetrics")),
+            (harness.LATENCY_HEADER, harness.latency_table("WMT22 de-en, 4 references", lat, "nlgmetrics")),
+            (harness.WARM_HEADER, harness.warm_table("WMT22, the same 64 segments", warm, "nlgmetrics")),
+        ]
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
     return 0

@@ -6,10 +6,12 @@
 
 namespace nlgm {
 void bind_ngrams(pybind11::module_& m);
+void bind_sari(pybind11::module_& m);
 }
 
 PYBIND11_MODULE(_native, m) {
-    m.doc() = "Compiled kernels of nlgmetrics (ROUGE tokenizing, stemming and scoring; n-gram counts of small BLEU and chrF batches).";
+    m.doc() = "Compiled kernels of nlgmetrics (ROUGE tokenizing, stemming and scoring; n-gram counts of small BLEU and chrF batches; SARI per segment).";
     nlgm::bind_rouge(m);
     nlgm::bind_ngrams(m);
+    nlgm::bind_sari(m);
 }

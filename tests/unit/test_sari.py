@@ -97,3 +97,11 @@ def test_a_family_without_further_inputs_refuses_them():
         nm.NormalizedLevenshteinSimilarity().update(["a"], ["b"], num_bytes=[1])
     with pytest.raises(InvalidInputError, match="sari takes no num_bytes; its further inputs are: none"):
         nm.SARI().update(PREDICTIONS, REFERENCES, sources=SOURCES, num_bytes=[1])
+
+
+def test_a_lone_surrogate_takes_the_python_path():
+    # a str with a lone surrogate has no UTF-8 form for the compiled kernel: the Python paths score it, the same
+    from tests.naive_sari import corpus_sari
+
+    srcs, preds, refs = ["a \ud800", "x z"], ["\ud800 a b", "x"], [["a b", "c"], ["x y"]]
+    assert nm.sari(preds, refs, srcs).score == corpus_sari(srcs, preds, refs)

@@ -2,7 +2,8 @@
 
 ``nlgmetrics coco --pred results.json --ref captions_val2014.json [--json] [--per-segment]`` scores a COCO results
 file (a JSON list of ``{"image_id", "caption"}``) against the annotations file, as pycocoevalcap's
-``COCOEvalCap`` does (BLEU-1..4, ROUGE-L, CIDEr-D); ``nlgmetrics cider`` takes the same files. Both also read the
+``COCOEvalCap`` does (BLEU-1..4, ROUGE-L, CIDEr-D; METEOR 1.5 with ``--meteor``); ``nlgmetrics cider`` and
+``nlgmetrics meteor15`` take the same files. All three also read the
 usual inputs (``--pred hyp.txt --ref ref1.txt --ref ref2.txt``, JSON Lines).
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from .command import FamilyCommand, Outcome
 
-__all__ = ["CIDER_COMMAND", "COCO_COMMAND", "CocoCommand"]
+__all__ = ["CIDER_COMMAND", "COCO_COMMAND", "METEOR15_COMMAND", "CocoCommand"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,7 +33,7 @@ class CocoCommand(FamilyCommand):
         self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
     ) -> Outcome:
         out = super().compute(predictions, references, config, segments, sources)
-        for key in ("bleu", "rouge", "cider"):  # the families' own results: in the Python API
+        for key in ("bleu", "rouge", "cider", "meteor"):  # the families' own results: in the Python API
             out.diagnostics.pop(key, None)
         return out
 
@@ -45,8 +46,8 @@ COCO_COMMAND = CocoCommand(
     derive_options=True,
     coco_json=True,
     several=True,
-    help="COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D as pycocoevalcap 1.2 computes them "
-    "(--pred results.json --ref annotations.json, or the usual files)",
+    help="COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D (and METEOR 1.5 with --meteor) as pycocoevalcap "
+    "1.2 computes them (--pred results.json --ref annotations.json, or the usual files)",
 )
 
 CIDER_COMMAND = CocoCommand(
@@ -57,4 +58,14 @@ CIDER_COMMAND = CocoCommand(
     derive_options=True,
     coco_json=True,
     help="CIDEr-D (--preset cider-d, pycocoevalcap's Cider) or CIDEr (--preset cider) of image captions",
+)
+
+METEOR15_COMMAND = CocoCommand(
+    "meteor15",
+    "nlgmetrics.metrics.meteor15:METEOR15",
+    key="meteor15",
+    label="METEOR",
+    derive_options=True,
+    coco_json=True,
+    help="METEOR 1.5 as pycocoevalcap 1.2's Meteor (its meteor-1.5.jar: needs Java and the coco-meteor extra)",
 )

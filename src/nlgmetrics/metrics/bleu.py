@@ -60,13 +60,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .._inputs import ReferenceSets
+from ..algorithms import ngrams
 from ..algorithms.native import has_native, native
 from ..algorithms.ngrams import (
     ReferenceCache,
@@ -329,10 +330,23 @@ class _BLEUBatch(StatsBatch[BLEUStats]):
     """Per-segment BLEU statistics whose total keeps the last segment's tail instead of adding tails."""
 
     def total(self) -> BLEUStats:
+        rows = self._rows
+        if rows is not None and len(rows) == 1:
+            return rows[0]  # one segment: its own statistics, tail included
         return self._keep_tail(super().total())
 
     def exact_total(self) -> BLEUStats:
         return self._keep_tail(super().exact_total())
+
+    def __iter__(self) -> Iterator[BLEUStats]:
+        if self._rows is not None:
+            yield from self._rows
+            return
+        # every column to Python numbers at once: per-segment results (sentence_bleu of a list) read every row
+        names = list(self.columns)
+        for values in zip(*(column.tolist() for column in self.columns.values()), strict=True):
+            row: dict[str, Any] = {k: tuple(v) if type(v) is list else v for k, v in zip(names, values, strict=True)}
+            yield BLEUStats(**row)
 
     def _keep_tail(self, out: BLEUStats) -> BLEUStats:
         if len(self) == 0:
@@ -438,6 +452,46 @@ def _closest(ref_lens: np.ndarray, ref_unit: np.ndarray, starts: np.ndarray | No
 #: Batches of at most this many segments are counted segment by segment by the compiled kernel, their statistics
 #: kept as Python rows: indexing their references with numpy would cost more than it saves.
 SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger batches keep the reference caches
+#: Under the 13a tokenizer, batches of at most this many segments keep their statistics as Python rows (their
+#: per-segment results come from rows cheaper than from numpy columns); larger ones get numpy columns.
+ROWS_13A = 256
+#: Whether the 13a tokenizer's batches go to the compiled one-pass kernel (``_native.bleu_13a``: tokens and
+#: clipped counts at once, at every batch size). The tests turn it off to hold it to the numpy path.
+NATIVE_13A = True
+
+
+def _uses_native_13a(cfg: BLEUConfig) -> bool:
+    # with a cache directory (evaluate's reruns) the references' tokens come from disk: the numpy path reads them
+    return NATIVE_13A and cfg.tokenizer == "13a" and ngrams._DISK_DIR is None and has_native()
+
+
+def _closest_lengths(
+    ref_lens: list[int], hyp_lens: list[int], refs: ReferenceSets, cfg: BLEUConfig
+) -> tuple[list[int], list[int]]:
+    """Each segment's reference length by the ``ref_length`` rule, and its number of references."""
+    if refs.starts is None and cfg.convention != "moses":
+        return ref_lens, [1] * len(hyp_lens)  # one reference: its length, whatever the rule
+    counts_np = refs.counts()
+    unit = np.repeat(np.arange(len(hyp_lens)), counts_np)
+    lens = np.asarray(ref_lens, dtype=np.int64)
+    closest = _closest(lens, unit, refs.starts, np.asarray(hyp_lens, dtype=np.int64), cfg).tolist()
+    return closest, counts_np.tolist()
+
+
+def _rows(
+    matches: list[Any], hyp_lens: list[int], ref_lens: list[int], refs: ReferenceSets, cfg: BLEUConfig, orders: int
+) -> StatsBatch[BLEUStats]:
+    """Per-segment statistics as Python rows; ``matches[seg]`` are the clipped matches of orders 1..orders."""
+    closest, counts = _closest_lengths(ref_lens, hyp_lens, refs, cfg)
+    n = cfg.order
+    tail = cfg.needs_tail5
+    rows = []
+    for m, h, r, k in zip(matches, hyp_lens, closest, counts, strict=True):
+        totals = [max(h - order + 1, 0) for order in range(1, orders + 1)]
+        tail5 = (m[_TAIL_ORDER - 1], totals[_TAIL_ORDER - 1]) if tail else (0, 0)
+        short = tuple([int(t == 0) for t in totals[:n]])
+        rows.append(BLEUStats(tuple(m[:n]), tuple(totals[:n]), short, h, r, 1, k, k * k, 1, h, *tail5))
+    return _BLEUBatch.from_rows(BLEUStats, rows)
 
 
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> StatsBatch[BLEUStats]:
@@ -450,44 +504,32 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders:
         both = tokenize(preds + refs.flat, cfg)
         hyp, ref = both[: len(preds)], both[len(preds) :]
     starts = [] if refs.starts is None else refs.starts.tolist()
-    matches = native().clipped_matches(hyp, ref, starts, orders, False)
-    hyp_lens = [len(h) for h in hyp]
-    if refs.starts is None and cfg.convention != "moses":
-        closest = [len(r) for r in ref]  # one reference: its length, whatever the rule
-        counts = [1] * len(preds)
+    matches = [m[0] for m in native().clipped_matches(hyp, ref, starts, orders, False)]
+    return _rows(matches, [len(h) for h in hyp], [len(r) for r in ref], refs, cfg, orders)
+
+
+def _native_13a(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> StatsBatch[BLEUStats]:
+    """13a tokens and clipped counts from the compiled one-pass kernel (lowercasing done here, as ``tokenize``)."""
+    starts = [] if refs.starts is None else refs.starts.tolist()
+    flat, hyp_lens, ref_lens = native().bleu_13a(_lower(preds, cfg), _lower(refs.flat, cfg), starts, orders)
+    n_seg = len(preds)
+    if n_seg <= ROWS_13A and cfg.average != "sentence":
+        matches = [flat[i : i + orders] for i in range(0, n_seg * orders, orders)]
+        return _rows(matches, hyp_lens, ref_lens, refs, cfg, orders)
+    hyp = np.asarray(hyp_lens, dtype=np.int64)
+    if refs.starts is None:
+        unit = np.arange(len(ref_lens), dtype=np.int64)
     else:
-        counts_np = refs.counts()
-        unit = np.repeat(np.arange(len(preds)), counts_np)
-        ref_lens = np.fromiter(map(len, ref), dtype=np.int64, count=len(ref))
-        closest = _closest(ref_lens, unit, refs.starts, np.asarray(hyp_lens, dtype=np.int64), cfg).tolist()
-        counts = counts_np.tolist()
-    n = cfg.order
-    rows = []
-    for seg, (m, h, k) in enumerate(zip(matches, hyp_lens, counts, strict=True)):
-        m = m[0]
-        totals = [max(h - order + 1, 0) for order in range(1, orders + 1)]
-        tail5 = (m[_TAIL_ORDER - 1], totals[_TAIL_ORDER - 1]) if cfg.needs_tail5 else (0, 0)
-        rows.append(
-            BLEUStats(
-                tuple(m[:n]),
-                tuple(totals[:n]),
-                tuple(int(t == 0) for t in totals[:n]),
-                h,
-                int(closest[seg]),
-                1,
-                k,
-                k * k,
-                1,
-                h,
-                *tail5,
-            )
-        )
-    return _BLEUBatch.from_rows(BLEUStats, rows)
+        unit = np.repeat(np.arange(n_seg, dtype=np.int64), refs.counts())
+    ref_len = _closest(np.asarray(ref_lens, dtype=np.int64), unit, refs.starts, hyp, cfg)
+    return _columns(np.asarray(flat, dtype=np.int64).reshape(n_seg, orders), hyp, ref_len, refs, cfg, orders)
 
 
 def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> StatsBatch[BLEUStats]:
     n_seg = len(preds)
     orders = max(cfg.order, _TAIL_ORDER) if cfg.needs_tail5 else cfg.order
+    if _uses_native_13a(cfg):
+        return _native_13a(preds, refs, cfg, orders)
     # average="sentence" also needs each segment's own BLEU (sentence_sum), which the corpus path computes
     if n_seg <= SMALL and has_native() and cfg.average != "sentence":
         return _small_batch(preds, refs, cfg, orders)
@@ -506,11 +548,17 @@ def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> Stat
         hyp = vocabulary_streams(tokenize(preds, cfg), seg, vocabulary, grow=False)
     hyp_lens = hyp.lengths
     matches = clipped_counts(index, hyp, orders)[:, :, 0]
+    ref_len = _closest(index.stream_lengths, index.stream_unit, refs.starts, hyp_lens, cfg)
+    return _columns(matches, hyp_lens, ref_len, refs, cfg, orders)
+
+
+def _columns(
+    matches: np.ndarray, hyp_lens: np.ndarray, ref_len: np.ndarray, refs: ReferenceSets, cfg: BLEUConfig, orders: int
+) -> StatsBatch[BLEUStats]:
+    """Per-segment statistics as numpy columns (and each segment's own BLEU under ``average="sentence"``)."""
+    n_seg = len(hyp_lens)
     order_range = np.arange(1, orders + 1, dtype=np.int64)
     totals = np.maximum(hyp_lens[:, None] - order_range[None, :] + 1, 0)
-    starts = refs.starts
-    ref_unit = index.stream_unit
-    ref_len = _closest(index.stream_lengths, ref_unit, starts, hyp_lens, cfg)
     counts = refs.counts()
     n = cfg.order
     ones = np.ones(n_seg, dtype=np.int64)
@@ -953,16 +1001,18 @@ def _build_sacrebleu_signature(nrefs: Any, cfg: BLEUConfig) -> str:
 def bleu_from_stats(stats: BLEUStats, cfg: BLEUConfig) -> BLEUResult:
     """The BLEU formula of ``cfg.convention`` applied to summed statistics."""
     arith = _ARITHMETIC[cfg.convention](stats, cfg)
-    factor = float(cfg.scale or 1) / arith.native
+    scale = float(cfg.scale or 1)
+    factor = scale / arith.native
     score = arith.score * factor if factor != 1 else arith.score
     if cfg.average == "sentence":  # the mean of the segments' own BLEU (metrics/bleu_sentence.py)
         score = stats.sentence_sum / int(stats.n_segments) if int(stats.n_segments) else 0.0
     hyp_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
+    p_factor = scale / arith.precision_scale
     return BLEUResult(
         score=score,
-        precisions=tuple(float(p) * (float(cfg.scale or 1) / arith.precision_scale) for p in arith.precisions),
-        matches=tuple(int(x) for x in stats.matches),
-        totals=tuple(int(x) for x in arith.denominators),
+        precisions=tuple([float(p) * p_factor for p in arith.precisions]),
+        matches=tuple([int(x) for x in stats.matches]),
+        totals=tuple([int(x) for x in arith.denominators]),
         bp=float(arith.bp),
         hyp_len=hyp_len,
         ref_len=ref_len,
@@ -970,7 +1020,7 @@ def bleu_from_stats(stats: BLEUStats, cfg: BLEUConfig) -> BLEUResult:
         smoothing=str(cfg.smoothing),
         smoothed_orders=tuple(arith.smoothed),
         effective_order=arith.used,
-        scale=float(cfg.scale or 1),
+        scale=scale,
         convention=cfg.convention,
         reason=_reason(stats, cfg, arith, score),
         sacrebleu_signature=_sacrebleu_signature(stats, cfg),
@@ -1035,10 +1085,21 @@ BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
 )
 
 
+#: The configs of calls without options, by (preset, sentence-level): a one-pair call resolves none again.
+_PLAIN_CONFIGS: dict[tuple[str | None, bool], BLEUConfig] = {}
+
+
 def _config(preset: str | None, options: dict[str, Any], sentence: bool) -> BLEUConfig:
+    plain = not options and (preset is None or type(preset) is str)
+    if plain:
+        hit = _PLAIN_CONFIGS.get((preset, sentence))
+        if hit is not None:
+            return hit
     cfg = BLEU.make_config(preset, **options)
     if sentence and cfg.convention == "sacrebleu" and "effective_order" not in options:
         cfg = BLEU.make_config(preset, **options, effective_order=True)  # sacrebleu.sentence_bleu's default
+    if plain and len(_PLAIN_CONFIGS) < 64:
+        _PLAIN_CONFIGS[(preset, sentence)] = cfg
     return cfg
 
 
@@ -1088,13 +1149,14 @@ def sentence_bleu(
     """
     cfg = _config(preset, options, True)
     if isinstance(prediction, str):
+        refs: Any
         if isinstance(references, str):
-            refs: list[Any] = [references]
+            refs = references  # one pair of strings: the inputs' fast path
         elif len(references) == 1 and type(references[0]) is str:
-            refs = [references[0]]  # one reference: the plain layout
+            refs = references[0]  # one reference: the plain layout
         else:
             refs = [list(references)]
-        batch = BLEU.batch_stats([prediction], refs, cfg)
+        batch = BLEU.batch_stats(prediction if type(refs) is str else [prediction], refs, cfg)
         return BLEU.finalize(batch.total(), cfg)
     batch = BLEU.batch_stats(prediction, references, cfg)
     return tuple(BLEU.finalize(s, cfg) for s in batch)

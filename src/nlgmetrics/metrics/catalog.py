@@ -41,7 +41,8 @@ class Entry:
     * ``cli``: ``"module:ATTRIBUTE"`` of a custom :class:`~nlgmetrics.cli.command.Command` instance; by default a
       generic command with one flag per config field.
     * ``label``: the name of the headline value in human-readable output (default: the family name).
-    * ``in_process``: ``nlgmetrics evaluate`` runs it in the main process (a large model loads once).
+    * ``in_process``: ``nlgmetrics evaluate`` runs it in the main process (a large model loads once, or one JVM
+      starts once).
     """
 
     target: str
@@ -156,6 +157,14 @@ CATALOG: dict[str, Entry] = {
     ),
     "meteor": _E(
         "nlgmetrics.metrics.meteor:METEOR", ("meteor", "sentence_meteor"), "METEOR", "METEOR, NLTK 3.10's numbers"
+    ),
+    "meteor15": _E(
+        "nlgmetrics.metrics.meteor15:METEOR15",
+        ("meteor15",),
+        "METEOR15",
+        "METEOR 1.5 as pycocoevalcap 1.2 (its meteor-1.5.jar: needs Java and the coco-meteor extra)",
+        cli="nlgmetrics.cli.coco:METEOR15_COMMAND",
+        in_process=True,
     ),
     "nist": _E(
         "nlgmetrics.metrics.nist:NIST",

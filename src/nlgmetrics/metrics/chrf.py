@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._inputs import ReferenceSets
+from ..algorithms import ngrams as _ngrams
 from ..algorithms.native import has_native, native
 from ..algorithms.ngrams import (
     ReferenceCache,
@@ -143,6 +144,19 @@ def _f_parts(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any, Any]:
     effective_order: Any = 0
     avg_prec: Any = 0.0
     avg_rec: Any = 0.0
+    if not isinstance(stats.hyp, np.ndarray):  # numbers: the same operations, without the array helpers
+        hyp, ref, match = stats.hyp, stats.ref, stats.match
+        for i in range(cfg.order):
+            n_hyp, n_ref, n_match = hyp[i], ref[i], match[i]
+            prec = n_match / n_hyp if n_hyp > 0 else eps
+            rec = n_match / n_ref if n_ref > 0 else eps
+            denom = factor * prec + rec
+            score += (1 + factor) * prec * rec / denom if denom > 0 else eps
+            if n_hyp > 0 and n_ref > 0:
+                avg_prec += prec
+                avg_rec += rec
+                effective_order += 1
+        return score, avg_prec, avg_rec, effective_order
     for i in range(cfg.order):
         n_hyp, n_ref, n_match = _at(stats.hyp, i), _at(stats.ref, i), _at(stats.match, i)
         prec = _ratio(n_match, n_hyp, eps)
@@ -299,11 +313,16 @@ def _reference_side(refs: ReferenceSets, cfg: CHRFConfig) -> tuple[Any, ...]:
     return char_index, word_index, vocabulary
 
 
-def _side_counts(index: Any, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) -> tuple[np.ndarray, np.ndarray]:
+def _side_counts(index: Any, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
     """Hypothesis and reference n-gram counts per (segment, reference column, order); under sacrebleu the
     hypothesis counts 0 for an order the reference does not reach (sacrebleu counts no hypothesis n-gram then)."""
     ref_len = np.zeros((index.n_units, index.columns), dtype=np.int64)
     ref_len[index.stream_unit, index.stream_column] = index.stream_lengths
+    return _counts_of(ref_len, hyp_len, orders, cfg)
+
+
+def _counts_of(ref_len: np.ndarray, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
+    """Hypothesis and reference n-gram counts per (segment, reference column, order) from the lengths."""
     n = np.arange(1, orders + 1, dtype=np.int64)[None, None, :]
     ref_count = np.maximum(ref_len[:, :, None] - n + 1, 0)
     hyp_count = np.maximum(hyp_len[:, None, None] - n + 1, 0)
@@ -320,16 +339,10 @@ SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger b
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
     """The statistics of a few segments: the same counts as the corpus path (``algorithms.ngrams``), from the
     compiled small-batch counter, without numpy arrays; the best reference is chosen by the same formula."""
-    lines = [p.lower() for p in preds] if cfg.lowercase else preds
-    flat = [r.lower() for r in refs.flat] if cfg.lowercase else refs.flat
     starts = [] if refs.starts is None else refs.starts.tolist()
-    sides: list[tuple[list[Any], list[Any], int]] = []  # (hypothesis sequences, reference sequences, orders)
-    if cfg.char_order:
-        sides.append((_char_texts(lines, cfg), _char_texts(flat, cfg), cfg.char_order))
-    if cfg.word_order:
-        sides.append(([split_punctuation(x) for x in lines], [split_punctuation(x) for x in flat], cfg.word_order))
+    sides = _sides(preds, refs, cfg)
     per_side = [native().clipped_matches(h, r, starts, k, True) for h, r, k in sides]
-    counts = refs.counts().tolist()
+    counts = [1] * len(preds) if refs.starts is None else refs.counts().tolist()
     rows = []
     at = 0
     for seg, k in enumerate(counts):
@@ -359,10 +372,43 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> Stat
     return StatsBatch.from_rows(CHRFStats, rows)
 
 
-def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
-    # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path
-    if len(preds) <= SMALL and has_native() and cfg.convention == "sacrebleu":
-        return _small_batch(preds, refs, cfg)
+def _sides(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> list[tuple[list[Any], list[Any], int]]:
+    """(hypothesis sequences, reference sequences, orders) for the characters and then the words."""
+    lines = [p.lower() for p in preds] if cfg.lowercase else preds
+    flat = [r.lower() for r in refs.flat] if cfg.lowercase else refs.flat
+    sides: list[tuple[list[Any], list[Any], int]] = []
+    if cfg.char_order:
+        sides.append((_char_texts(lines, cfg), _char_texts(flat, cfg), cfg.char_order))
+    if cfg.word_order:
+        sides.append(([split_punctuation(x) for x in lines], [split_punctuation(x) for x in flat], cfg.word_order))
+    return sides
+
+
+def _native_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
+    """Hypothesis, reference and matched n-grams per (segment, reference column, order), from the compiled
+    counter: the numbers of the index path (``_index_counts``), without an index."""
+    seg, col = _segments_and_columns(refs)
+    n_seg, n_flat = len(preds), len(refs.flat)
+    columns = int(col.max()) + 1
+    starts = [] if refs.starts is None else refs.starts.tolist()
+    hyp_parts, ref_parts, match_parts = [], [], []
+    for h, r, orders in _sides(preds, refs, cfg):
+        per = native().clipped_matches(h, r, starts, orders, True)
+        flat_matches = np.array([row for rows in per for row in rows], dtype=np.int64).reshape(n_flat, orders)
+        match = np.zeros((n_seg, columns, orders), dtype=np.int64)
+        match[seg, col] = flat_matches
+        ref_len = np.zeros((n_seg, columns), dtype=np.int64)
+        ref_len[seg, col] = np.fromiter(map(len, r), dtype=np.int64, count=n_flat)
+        hyp_len = np.fromiter(map(len, h), dtype=np.int64, count=n_seg)
+        hyp_c, ref_c = _counts_of(ref_len, hyp_len, orders, cfg)
+        hyp_parts.append(hyp_c)
+        ref_parts.append(ref_c)
+        match_parts.append(match)
+    return tuple(np.concatenate(x, axis=2) for x in (hyp_parts, ref_parts, match_parts))
+
+
+def _index_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
+    """The same counts from the references' n-gram index (``algorithms.ngrams``), kept in the reference cache."""
     layout = None if refs.starts is None else refs.starts.tobytes()
     key = (
         "chrf",
@@ -391,10 +437,24 @@ def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> Stat
         h, r = _side_counts(word_index, words.lengths, cfg.word_order, cfg)
         hyp_parts.append(h)
         ref_parts.append(r)
-    # (segment, reference column, order)
-    hyp_c = np.concatenate(hyp_parts, axis=2)
-    ref_c = np.concatenate(ref_parts, axis=2)
-    match_c = np.concatenate(match_parts, axis=2)
+    return tuple(np.concatenate(x, axis=2) for x in (hyp_parts, ref_parts, match_parts))
+
+
+#: Whether batches beyond ``SMALL`` are counted by the compiled counter (the tests turn it off to hold it to the
+#: index path). With a cache directory (evaluate's reruns) the index path keeps the references' index instead.
+NATIVE_CORPUS = True
+
+
+def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
+    # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path
+    native_ok = has_native()
+    if len(preds) <= SMALL and native_ok and cfg.convention == "sacrebleu":
+        return _small_batch(preds, refs, cfg)
+    if NATIVE_CORPUS and native_ok and _ngrams._DISK_DIR is None:
+        hyp_c, ref_c, match_c = _native_counts(preds, refs, cfg)
+    else:
+        hyp_c, ref_c, match_c = _index_counts(preds, refs, cfg)
+    n_seg = len(preds)
     counts = refs.counts().astype(np.int64)
     if hyp_c.shape[1] == 1:
         hyp_c, ref_c, match_c = hyp_c[:, 0], ref_c[:, 0], match_c[:, 0]
@@ -482,10 +542,12 @@ def sentence_chrf(
 ) -> CHRFResult:
     """chrF of one sentence against its reference(s) (sacrebleu's ``sentence_chrf``)."""
     cfg = CHRF.make_config(preset, **options)
+    refs: Any
     if isinstance(references, str):
-        refs: list[Any] = [references]
+        refs = references  # one pair of strings: the inputs' fast path
     elif len(references) == 1 and type(references[0]) is str:
-        refs = [references[0]]  # one reference: the plain layout
+        refs = references[0]  # one reference: the plain layout
     else:
         refs = [list(references)]
-    return CHRF.finalize(CHRF.batch_stats([prediction], refs, cfg).total(), cfg)
+    batch = CHRF.batch_stats(prediction if type(refs) is str else [prediction], refs, cfg)
+    return CHRF.finalize(batch.total(), cfg)

@@ -10,10 +10,12 @@ pycocoevalcap convention, so that no metric is implemented twice:
   recall over the references);
 * ``CIDEr``: the CIDEr family, preset ``cider-d`` (``Cider()``).
 
+* ``METEOR`` (only with ``meteor=True``): the METEOR 1.5 family (:mod:`nlgmetrics.metrics.meteor15`), which runs
+  pycocoevalcap's own ``meteor-1.5.jar`` (Java, the ``coco-meteor`` extra) for each image's statistics.
+
 This is ``COCOEvalCap(coco, coco.loadRes(results)).evaluate()`` with ``params["image_id"]`` the images of the
-results (pycocoevalcap's example), without METEOR and SPICE: both are Java programs; METEOR 1.5 is not
-reproduced here, and SPICE downloads Stanford CoreNLP on first use, which nlgmetrics never does (see
-``docs/coco.md``). :func:`read_coco` reads the results and annotations JSON files.
+results (pycocoevalcap's example), without SPICE, which downloads Stanford CoreNLP on first use, as nlgmetrics
+never does (see ``docs/coco.md``). :func:`read_coco` reads the results and annotations JSON files.
 
 The statistics are the three families' statistics side by side, so they add (CIDEr's carry the tokenized
 captions, see :mod:`nlgmetrics.metrics.cider`): batches, ``merge`` and DDP give the numbers of one call.
@@ -27,6 +29,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+import numpy as np
+
 from .._inputs import ReferenceSets
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
@@ -34,33 +38,41 @@ from ..stats import Carried, Records, Stats, StatsBatch
 from .base import Family, Result, signature_of
 from .bleu import BLEU, BLEUStats, _coco_arith, bleu_from_stats
 from .cider import CIDER, CiderStats, cider_from_stats
+from .meteor15 import METEOR15, STATS_LENGTH, Meteor15Stats, meteor15_from_stats
 from .rouge import ROUGE, RougeStats, rouge_from_stats
 
 __all__ = ["COCO", "CocoConfig", "CocoResult", "CocoStats", "coco", "read_coco"]
 
 TOKENIZERS = ("coco", "none")
-#: pycocoevalcap's names of the scores (the keys of ``COCOEvalCap.eval``).
-NAMES = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr")
+#: pycocoevalcap's names of the scores (the keys of ``COCOEvalCap.eval``), METEOR with ``meteor=True``.
+NAMES = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
 
 
 @dataclasses.dataclass(frozen=True)
 class CocoConfig:
     """``tokenizer``: ``"coco"`` (pycocoevalcap's PTB tokenization) or ``"none"`` (captions already tokenized,
-    as pycocoevalcap's scorers receive them)."""
+    as pycocoevalcap's scorers receive them). ``meteor``: also METEOR 1.5, from pycocoevalcap's
+    ``meteor-1.5.jar`` (needs Java and ``pip install 'nlgmetrics[coco-meteor]'``; starts a JVM)."""
 
     tokenizer: str = sig_field("tok", "coco", help="coco (pycocoevalcap's PTB tokenizer) or none", choices=TOKENIZERS)
+    meteor: bool = sig_field(
+        "meteor", False, help="also METEOR 1.5 (pycocoevalcap's meteor-1.5.jar: needs Java and the coco-meteor extra)"
+    )
     preset: str | None = sig_field("preset", None)
 
     def __post_init__(self) -> None:
         if self.tokenizer not in TOKENIZERS:
             raise unknown_option("COCO tokenizer", self.tokenizer, list(TOKENIZERS))
+        if not isinstance(self.meteor, bool):
+            raise InvalidInputError(f"meteor must be True or False, got {self.meteor!r}")
 
 
 @dataclasses.dataclass(frozen=True)
 class CocoStats(Stats):
     """The statistics of the three families side by side: BLEU's matches, totals and lengths; ROUGE-L's sums of
     the per-image precision, recall and F (each in two exact parts, see :class:`~nlgmetrics.metrics.rouge.
-    RougeStats`); CIDEr's records; and the number of images and references."""
+    RougeStats`); CIDEr's records; METEOR 1.5's statistics (the jar's 23 counts, zeros without ``meteor=True``);
+    and the number of images and references."""
 
     matches: tuple[int, ...]
     totals: tuple[int, ...]
@@ -73,6 +85,7 @@ class CocoStats(Stats):
     rouge_recall_low: float
     rouge_fmeasure_low: float
     images: Records
+    meteor: tuple[int, ...]
     count: int
     references: int
     #: ROUGE's remainders may be negative (as in RougeStats)
@@ -80,18 +93,19 @@ class CocoStats(Stats):
         {"rouge_precision_low", "rouge_recall_low", "rouge_fmeasure_low"}
     )
 
-    tuple_fields: ClassVar[Mapping[str, int]] = {"matches": 4, "totals": 4}
+    tuple_fields: ClassVar[Mapping[str, int]] = {"matches": 4, "totals": 4, "meteor": STATS_LENGTH}
     carried_fields: ClassVar[Mapping[str, type[Carried]]] = {"images": Records}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class CocoResult(Result):
-    """``score`` maps pycocoevalcap's names (``Bleu_1`` ... ``Bleu_4``, ``ROUGE_L``, ``CIDEr``) to the corpus
-    scores (``COCOEvalCap.eval``); ``segments`` (with ``segments=True``) holds one such dict per image
-    (``COCOEvalCap.imgToEval``). ``bleu``, ``rouge`` and ``cider`` are the families' own results (BLEU-4's with
-    its counts, ...)."""
+    """``score`` maps pycocoevalcap's names (``Bleu_1`` ... ``Bleu_4``, ``METEOR`` with ``meteor=True``,
+    ``ROUGE_L``, ``CIDEr``) to the corpus scores (``COCOEvalCap.eval``); ``segments`` (with ``segments=True``)
+    holds one such dict per image (``COCOEvalCap.imgToEval``). ``bleu``, ``meteor``, ``rouge`` and ``cider`` are
+    the families' own results (BLEU-4's with its counts, ...)."""
 
     bleu: tuple[Any, ...] = ()
+    meteor: Any = None
     rouge: Any = None
     cider: Any = None
     images: int = 0
@@ -108,6 +122,7 @@ class CocoResult(Result):
         out: dict[str, Any] = {"score": dict(self.score), "signature": self.signature}
         out["images"], out["references"] = self.images, self.references
         out["bleu"] = {f"Bleu_{k + 1}": r.to_dict() for k, r in enumerate(self.bleu)}
+        out["meteor"] = self.meteor.to_dict() if self.meteor is not None else None
         out["rouge"] = self.rouge.to_dict() if self.rouge is not None else None
         cider = self.cider.to_dict() if self.cider is not None else None
         if cider is not None:
@@ -136,12 +151,19 @@ def _kernel(preds: list[str], refs: ReferenceSets, cfg: CocoConfig) -> StatsBatc
     b = BLEU.kernel(preds, refs, bleu_cfg).columns
     r = ROUGE.kernel(preds, refs, rouge_cfg).columns
     c = CIDER.kernel(preds, refs, cider_cfg).columns
+    if cfg.meteor:
+        from .meteor15 import stats_rows
+
+        meteor = stats_rows(preds, refs, _meteor_config())
+    else:
+        meteor = np.zeros((len(preds), STATS_LENGTH), dtype=np.int64)
     columns = {
         "matches": b["matches"],
         "totals": b["totals"],
         "hyp_len": b["hyp_len"],
         "ref_len": b["ref_len"],
         "images": c["images"],
+        "meteor": meteor,
         "count": r["count"],
         "references": c["references"],
     }
@@ -149,6 +171,21 @@ def _kernel(preds: list[str], refs: ReferenceSets, cfg: CocoConfig) -> StatsBatc
         columns[f"rouge_{m}"] = r[m][:, 0]
         columns[f"rouge_{m}_low"] = r[f"{m}_low"][:, 0]
     return StatsBatch(CocoStats, columns)
+
+
+def _meteor_config() -> Any:
+    return METEOR15.make_config("pycocoevalcap")
+
+
+def _meteor_stats(meteor: Any, count: Any) -> Meteor15Stats:
+    """METEOR 1.5's statistics from the jar's 23 counts (a tuple, or an ``(n, 23)`` array of columns)."""
+    from .meteor15 import stats_columns
+
+    rows = np.asarray(meteor, dtype=np.int64).reshape(-1, STATS_LENGTH)
+    columns: dict[str, Any] = dict(stats_columns(rows))
+    if np.ndim(count) == 0:
+        columns = {k: tuple(int(x) for x in v[0]) if v.ndim == 2 else int(v[0]) for k, v in columns.items()}
+    return Meteor15Stats(**columns, count=count)
 
 
 def _bleu_stats(stats: CocoStats, order: int) -> BLEUStats:
@@ -187,11 +224,16 @@ def coco_from_stats(stats: CocoStats, cfg: CocoConfig) -> CocoResult:
     rouge = rouge_from_stats(rouge_stats, rouge_cfg)
     cider = cider_from_stats(CiderStats(images=stats.images, references=int(stats.references)), cider_cfg)
     score = {f"Bleu_{k + 1}": float(b.score) for k, b in enumerate(bleus)}
+    meteor = None
+    if cfg.meteor:
+        meteor = meteor15_from_stats(_meteor_stats(stats.meteor, int(stats.count)), _meteor_config())
+        score["METEOR"] = float(meteor.score)
     score["ROUGE_L"] = float(rouge.f1["rougeL"])
     score["CIDEr"] = float(cider.score)
     return CocoResult(
         score=score,
         bleu=bleus,
+        meteor=meteor,
         rouge=rouge,
         cider=cider,
         images=int(stats.count),
@@ -212,6 +254,10 @@ class CocoFamily(Family[CocoConfig, CocoStats, CocoResult]):
         matches, totals = cols["matches"].tolist(), cols["totals"].tolist()
         hyp, ref = cols["hyp_len"].tolist(), cols["ref_len"].tolist()
         bleu_cfg = _configs(config)[0]
+        meteor: list[float] = []
+        if config.meteor:
+            per_image = _meteor_stats(cols["meteor"], cols["count"])
+            meteor = np.asarray(meteor15_from_stats(per_image, _meteor_config()).score, dtype=np.float64).tolist()
         out = []
         for i, c in enumerate(cider.segments or ()):
             row: dict[str, float] = {}
@@ -220,6 +266,8 @@ class CocoFamily(Family[CocoConfig, CocoStats, CocoResult]):
                     tuple(matches[i][:k]), tuple(totals[i][:k]), (0,) * k, hyp[i], ref[i], 1, 1, 1, 0, 0, 0, 0
                 )
                 row[f"Bleu_{k}"] = _coco_arith(stats, dataclasses.replace(bleu_cfg, max_order=k)).score
+            if meteor:
+                row["METEOR"] = meteor[i]
             row["ROUGE_L"] = rouge[i]
             row["CIDEr"] = c
             out.append(row)
@@ -242,7 +290,7 @@ COCO = CocoFamily(
     presets={"pycocoevalcap": {"tokenizer": "coco"}},
     default_preset="pycocoevalcap",
     bounds=(0.0, None),
-    stats_sizes=lambda cfg: {"matches": 4, "totals": 4},
+    stats_sizes=lambda cfg: {"matches": 4, "totals": 4, "meteor": STATS_LENGTH},
     example={
         "predictions": ["a man is riding a horse", "two dogs play in the snow", "a plate of food"],
         "references": [
@@ -264,7 +312,9 @@ def coco(
     """BLEU-1..4, ROUGE-L and CIDEr-D of image captions, as pycocoevalcap 1.2's ``COCOEvalCap`` computes them.
 
     ``references`` holds one string or a list of strings per image. ``segments=True`` adds each image's scores
-    (``COCOEvalCap.imgToEval``). For the COCO results and annotations JSON files, see :func:`read_coco`.
+    (``COCOEvalCap.imgToEval``). ``meteor=True`` adds ``METEOR`` (METEOR 1.5 from pycocoevalcap's
+    ``meteor-1.5.jar``: needs Java and ``pip install 'nlgmetrics[coco-meteor]'``; the first call of a process
+    starts the JVM, a few seconds). For the COCO results and annotations JSON files, see :func:`read_coco`.
 
     >>> preds = ["a man is riding a horse", "two dogs play in the snow", "a plate of food"]
     >>> refs = [["a man rides a horse on the beach", "a person riding a brown horse"],

@@ -69,6 +69,14 @@ _PRECISIONS = ("auto", "float64")
 _LN2 = math.log(2.0)
 #: Logits per chunk of rows: the softmax normaliser is computed chunk by chunk, so memory stays bounded.
 _CHUNK = 1 << 24
+#: Logits per chunk and per torch thread on the torch path: chunks this small keep log_softmax's output in the
+#: cache (a 4,096-row batch of a 4,096-word vocabulary runs about twice as fast in chunks of 1 MB per thread as in
+#: one call), large enough that each thread's share outweighs the cost of the call.
+_TORCH_CHUNK_PER_THREAD = 1 << 18
+#: Logits that the torch path scores in one call, unchunked (16 MB of float32: a cache holds them).
+_TORCH_ONE_CALL = 1 << 22
+#: Batches of at most this many sequences keep their statistics as rows (summed in Python), larger ones as columns.
+_SMALL = 2
 
 
 # ====================================================================== configuration, statistics, result
@@ -243,33 +251,50 @@ def _check_num_bytes(num_bytes: Any, n: int) -> np.ndarray:
 
 
 # ====================================================================== the negative log-likelihoods
-def _nll_rows_torch(x: Any, rows: Any, targets: Any, cfg: PerplexityConfig) -> np.ndarray:
-    """``-log_softmax(x[row])[target]`` for each given row of a 2-D tensor, as float64. (``log_softmax`` is one
-    fused kernel, as fast as torchmetrics' ``softmax``; ``logsumexp`` is several and twice as slow.) The rows go
-    chunk by chunk, which keeps memory bounded and the work in cache; when most rows are wanted, every row is
-    computed (as torchmetrics does) rather than the wanted ones copied out first."""
+def _nll_torch(x: Any, targets: Any, counted: np.ndarray | None, cfg: PerplexityConfig) -> np.ndarray:
+    """``-log_softmax(x[row])[target]`` for each counted row of a 2-D tensor (``counted``: a boolean array, or
+    ``None`` when every row counts; every counted target is an id in range), as float64.
+    ``cross_entropy(reduction="none")`` is ``log_softmax`` and the pick of the target in one call (the same
+    numbers, bit for bit), as fast as torchmetrics' ``softmax``; the rows it is told to ignore give 0 and are left
+    out after. The rows go chunk by chunk, which keeps memory bounded and the work in cache; when most rows are
+    counted, every row is computed (as torchmetrics does) rather than the counted ones copied out first."""
     torch = _torch()
+    cross_entropy = torch.nn.functional.cross_entropy
     dtype = torch.float64 if cfg.precision == "float64" or x.dtype == torch.float64 else torch.float32
-    n_rows = int(x.shape[0])
-    step = max(1, _CHUNK // max(1, int(x.shape[1])))
-    if 2 * len(rows) >= n_rows:  # all rows, slices of x; then keep the wanted ones
-        full = torch.zeros(n_rows, dtype=torch.int64, device=x.device)
-        full[rows] = targets
-        out = torch.empty(n_rows, dtype=torch.float64, device=x.device)
-        for lo in range(0, n_rows, step):
-            logp = torch.log_softmax(x[lo : lo + step].to(dtype), dim=1).gather(1, full[lo : lo + step, None])
-            out[lo : lo + step] = logp[:, 0]
-        out = out[rows] if len(rows) < n_rows else out
+    n_rows, vocab = int(x.shape[0]), int(x.shape[1])
+    n_counted = n_rows if counted is None else int(np.count_nonzero(counted))
+    if n_counted == 0:
+        return np.zeros(0, dtype=np.float64)
+    # torch's default ignore_index (-100) is no target here when every row counts: they are all in range
+    ignore = -100 if cfg.ignore_index is None else cfg.ignore_index
+    if n_rows * vocab <= _TORCH_ONE_CALL:  # small enough to stay in the cache in one call
+        step = n_rows
     else:
-        out = torch.empty(len(rows), dtype=torch.float64, device=x.device)
-        for lo in range(0, len(rows), step):
-            chunk = x.index_select(0, rows[lo : lo + step]).to(dtype)
-            out[lo : lo + step] = torch.log_softmax(chunk, dim=1).gather(1, targets[lo : lo + step, None])[:, 0]
-    return -np.asarray(out.cpu().numpy())
+        step = max(1, min(_CHUNK, _TORCH_CHUNK_PER_THREAD * torch.get_num_threads()) // max(1, vocab))
+    if 2 * n_counted >= n_rows:  # all rows; then keep the counted ones
+        if n_rows <= step:
+            out = cross_entropy(x.to(dtype), targets, ignore_index=ignore, reduction="none")
+        else:
+            out = torch.empty(n_rows, dtype=dtype, device=x.device)
+            for lo in range(0, n_rows, step):
+                chunk = x[lo : lo + step].to(dtype)
+                out[lo : lo + step] = cross_entropy(
+                    chunk, targets[lo : lo + step], ignore_index=ignore, reduction="none"
+                )
+        values = out.cpu().numpy()
+        return (values if counted is None else values[counted]).astype(np.float64)
+    assert counted is not None  # every row counts: the branch above
+    rows = torch.as_tensor(np.flatnonzero(counted), device=x.device)
+    picked = targets[rows]
+    out = torch.empty(len(rows), dtype=dtype, device=x.device)
+    for lo in range(0, len(rows), step):
+        chunk = x.index_select(0, rows[lo : lo + step]).to(dtype)
+        out[lo : lo + step] = cross_entropy(chunk, picked[lo : lo + step], ignore_index=ignore, reduction="none")
+    return out.cpu().numpy().astype(np.float64)
 
 
 def _nll_rows_numpy(x: np.ndarray, rows: np.ndarray, targets: np.ndarray, cfg: PerplexityConfig) -> np.ndarray:
-    """The numpy twin of :func:`_nll_rows_torch`: ``logsumexp(x[row]) - x[row, target]``."""
+    """The numpy twin of :func:`_nll_torch`: ``logsumexp(x[row]) - x[row, target]``."""
     dtype = np.float64 if cfg.precision == "float64" or x.dtype == np.float64 else np.float32
     n = len(rows)
     out = np.empty(n, dtype=np.float64)
@@ -355,6 +380,34 @@ def _logit_sequences(predictions: Any, references: Any) -> list[tuple[Any, Any]]
     return pairs
 
 
+def _position(r: int, seq_len: int, single: bool) -> tuple[int, ...]:
+    """The index of flat row ``r``: (sequence, token) in one batch, (token,) in a sequence of a list."""
+    return (r // seq_len, r % seq_len) if single else (r % seq_len,)
+
+
+def _bad_target(name: str, index: tuple[int, ...], value: int, vocab: int, cfg: PerplexityConfig) -> InvalidInputError:
+    hint = "" if cfg.ignore_index is None else f" (ignore_index is {cfg.ignore_index})"
+    return InvalidInputError(f"{_where(name, index)} is {value}: a target id must be in [0, {vocab}){hint}")
+
+
+def _check_targets(
+    t: np.ndarray, counted: np.ndarray | None, name: str, seq_len: int, single: bool, vocab: int, cfg: PerplexityConfig
+) -> None:
+    """Raise naming the first counted target id out of ``[0, vocab)``: one min and one max over the counted ids
+    (the ignored ones read as 0), the exact search only when they fail."""
+    if not len(t):
+        return
+    ids = t if counted is None else np.where(counted, t, 0)
+    if int(ids.min()) >= 0 and int(ids.max()) < vocab:
+        return
+    bad = (t < 0) | (t >= vocab)
+    if counted is not None:
+        bad &= counted
+    if bad.any():
+        r = int(np.argmax(bad))
+        raise _bad_target(name, _position(r, seq_len, single), int(t[r]), vocab, cfg)
+
+
 def _logit_batch(predictions: Any, references: Any, cfg: PerplexityConfig) -> tuple[np.ndarray, np.ndarray]:
     """Per-token negative log-likelihoods (flat, sequence by sequence) and counted tokens per sequence."""
     pairs = _logit_sequences(predictions, references)
@@ -369,36 +422,36 @@ def _logit_batch(predictions: Any, references: Any, cfg: PerplexityConfig) -> tu
         if _dtype_kind(t) not in "iu":
             raise InvalidInputError(f"{name_t} have dtype {t.dtype}; target ids are integers")
         b, seq_len, vocab = (int(d) for d in x.shape)
-        tensor = _is_tensor(x)
-        if tensor:
+        flat_x = x.reshape(b * seq_len, vocab)
+        if _is_tensor(x):
+            # the checks on the target ids in numpy (a view of a CPU tensor: no copy), the softmax in torch
             torch = _torch()
-            t_dev = torch.as_tensor(t).to(device=x.device, dtype=torch.int64).reshape(-1)
-            t_np = t_dev.cpu().numpy()
+            if not (_is_tensor(t) and t.dtype == torch.int64 and t.device == x.device):
+                t = torch.as_tensor(t).to(device=x.device, dtype=torch.int64)
+            t_flat = t.reshape(-1)
+            t_np = t_flat.cpu().numpy()
+            counted_or_none = None if cfg.ignore_index is None else t_np != cfg.ignore_index
+            _check_targets(t_np, counted_or_none, name_t, seq_len, single, vocab, cfg)
+            nll = _nll_torch(flat_x, t_flat, counted_or_none, cfg)
+            counted = np.ones(len(t_np), dtype=bool) if counted_or_none is None else counted_or_none
+            rows = None if counted_or_none is None else np.flatnonzero(counted)
         else:
             t_np = np.asarray(t.detach().cpu().numpy() if _is_tensor(t) else t).astype(np.int64).reshape(-1)
-        counted = np.ones(len(t_np), dtype=bool) if cfg.ignore_index is None else t_np != cfg.ignore_index
-        rows = np.flatnonzero(counted)
-        bad = (t_np[rows] < 0) | (t_np[rows] >= vocab)
-        if bad.any():
-            r = int(rows[int(np.argmax(bad))])
-            where = _where(name_t, (r // seq_len, r % seq_len) if single else (r % seq_len,))
-            hint = "" if cfg.ignore_index is None else f" (ignore_index is {cfg.ignore_index})"
-            raise InvalidInputError(f"{where} is {int(t_np[r])}: a target id must be in [0, {vocab}){hint}")
-        flat_x = x.reshape(b * seq_len, vocab)
-        if tensor:
-            torch = _torch()
-            rows_dev = torch.as_tensor(rows, device=x.device)
-            nll = _nll_rows_torch(flat_x, rows_dev, t_dev[rows_dev], cfg)
-        else:
+            counted = np.ones(len(t_np), dtype=bool) if cfg.ignore_index is None else t_np != cfg.ignore_index
+            _check_targets(t_np, None if cfg.ignore_index is None else counted, name_t, seq_len, single, vocab, cfg)
+            rows = np.flatnonzero(counted)
             nll = _nll_rows_numpy(np.asarray(flat_x), rows, t_np[rows], cfg)
         finite = np.isfinite(nll)
         if not finite.all():
-            r = int(rows[int(np.argmax(~finite))])
-            where = _where("logits" if single else name_x, (r // seq_len, r % seq_len) if single else (r % seq_len,))
+            j = int(np.argmax(~finite))
+            r = j if rows is None else int(rows[j])
+            where = _where("logits" if single else name_x, _position(r, seq_len, single))
             raise InvalidInputError(_explain_row(flat_x[r], int(t_np[r]), where))
         nll_parts.append(np.maximum(nll, 0.0))  # -0.0 and rounding below 0 where p(target) is 1
         counts.append(counted.reshape(b, seq_len).sum(axis=1))
         offset += b
+    if len(nll_parts) == 1:
+        return nll_parts[0], counts[0].astype(np.int64, copy=False)
     return np.concatenate(nll_parts), np.concatenate(counts).astype(np.int64)
 
 
@@ -471,6 +524,15 @@ def _perplexity_kernel(
     else:
         nll, lengths = _logit_batch(predictions, references, cfg)
     n = len(lengths)
+    if n <= _SMALL:  # a few sequences: one row each, summed in Python (no numpy column to build and sum)
+        sums = _per_sequence_sums(nll, lengths).tolist()
+        byte_list = [0] * n if num_bytes is None else _check_num_bytes(num_bytes, n).tolist()
+        known_one = 0 if num_bytes is None else 1
+        rows = [
+            PerplexityStats(nll=v, tokens=k, bytes=nb, sequences=1, sequences_with_bytes=known_one)
+            for v, k, nb in zip(sums, lengths.tolist(), byte_list, strict=True)
+        ]
+        return StatsBatch.from_rows(PerplexityStats, rows)
     ones = np.ones(n, dtype=np.int64)
     if num_bytes is None:
         byte_counts, known = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
@@ -542,6 +604,7 @@ PERPLEXITY = _NumericFamily(
     default_preset="torchmetrics",
     vectorized=True,
     inputs=("num_bytes",),
+    cache_configs=True,
     example={
         "predictions": [[-0.5, -1.25, -0.125, -2.0], [-0.75, -3.5]],
         "references": [None, None],

@@ -42,13 +42,14 @@ strings score 0 there) and Chinese and Japanese are split into characters. ``tok
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, ClassVar
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from operator import add
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-
-from .._inputs import ReferenceSets
+from .._inputs import ReferenceSets, check_pairs
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
@@ -56,6 +57,9 @@ from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fract
 from .base import MAX_WORKERS, Family, Result, check_number
 from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
 from .rouge_scores import AggregateScore, RougeScore
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "ROUGE",
@@ -78,8 +82,15 @@ DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 PARALLEL_MIN_SEGMENTS = 2000
 
 
+def _numpy_kind(value: Any, kind: str) -> bool:
+    """Whether ``value`` is a numpy ``integer`` or ``bool_`` (``kind``), without importing numpy: a value cannot be
+    one unless numpy is loaded (this module imports it only where a large batch needs it)."""
+    np_module = sys.modules.get("numpy")
+    return np_module is not None and isinstance(value, getattr(np_module, kind))
+
+
 def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+    if isinstance(value, bool) or not (isinstance(value, int) or _numpy_kind(value, "integer")) or value < minimum:
         raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if maximum is not None and value > maximum:
         raise InvalidInputError(f"{name} must be <= {maximum:,}, got {value!r}")
@@ -168,8 +179,9 @@ class RougeConfig:
         if self.stemmer not in STEMMERS:
             raise unknown_option("stemmer", self.stemmer, list(STEMMERS))
         for flag in ("use_stemmer", "remove_stopwords"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                raise InvalidInputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+            value = getattr(self, flag)
+            if not (isinstance(value, bool) or _numpy_kind(value, "bool_")):
+                raise InvalidInputError(f"{flag} must be True or False, got {value!r}")
         if self.multi_ref not in MULTI_REF:
             raise unknown_option("multi_ref", self.multi_ref, list(MULTI_REF))
         if self.sentence_split not in SENTENCE_SPLITS:
@@ -305,6 +317,8 @@ def _where(preds: list[str], refs: ReferenceSets, k: int) -> str:
     flat = k - n
     if refs.starts is None:
         return f"references[{flat}]"
+    import numpy as np
+
     seg = int(np.searchsorted(refs.starts, flat, side="right")) - 1
     return f"references[{seg}][{flat - int(refs.starts[seg])}]"
 
@@ -336,6 +350,8 @@ def _chunk_columns(args: tuple[list[str], ReferenceSets, RougeConfig]) -> np.nda
 
 
 def _split(preds: list[str], refs: ReferenceSets, parts: int) -> list[tuple[list[str], ReferenceSets]]:
+    import numpy as np
+
     n = len(preds)
     bounds = np.linspace(0, n, parts + 1).astype(int)
     out = []
@@ -354,18 +370,24 @@ def _parallel_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
+    import numpy as np
+
     method = "fork" if "fork" in mp.get_all_start_methods() and os.name == "posix" else "spawn"
     with ProcessPoolExecutor(max_workers=cfg.workers, mp_context=mp.get_context(method)) as pool:
         results = list(pool.map(_chunk_columns, [(p, r, cfg) for p, r in _split(preds, refs, cfg.workers)]))
     return np.concatenate(results, axis=0)
 
 
-#: Batches of at most this many segments keep their statistics as Python rows (no numpy arrays).
-_SMALL = 32
+#: Batches of at most this many segments keep their statistics as Python rows (no numpy arrays). Functional calls
+#: on small batches skip this kernel (``RougeFamily.compute``); for the ``update()`` of a training batch (16-64
+#: pairs) summing numpy columns costs less than summing rows.
+_SMALL = 8
 
 
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
     _warn_dropped(preds, refs, cfg)
+    import numpy as np
+
     if cfg.scoring in ("pltrdy", "llamafactory"):  # set-based counting of those packages: metrics/rouge_sets.py
         from .rouge_sets import set_rouge_columns
 
@@ -406,17 +428,44 @@ def _means_of(
     if not n:
         zero = dict.fromkeys(types, 0.0)
         return zero, dict(zero), dict(zero)
+    if n == 1:  # (hi + lo) / 1 is hi + lo: the sums alone, at C speed (a one-pair call, each segment's scores)
+        return (
+            dict(zip(types, map(add, p_hi, p_lo), strict=True)),
+            dict(zip(types, map(add, r_hi, r_lo), strict=True)),
+            dict(zip(types, map(add, f_hi, f_lo), strict=True)),
+        )
     return (
-        {t: (h + lo) / n for t, h, lo in zip(types, p_hi, p_lo, strict=True)},
-        {t: (h + lo) / n for t, h, lo in zip(types, r_hi, r_lo, strict=True)},
-        {t: (h + lo) / n for t, h, lo in zip(types, f_hi, f_lo, strict=True)},
+        dict(zip(types, [x / n for x in map(add, p_hi, p_lo)], strict=True)),
+        dict(zip(types, [x / n for x in map(add, r_hi, r_lo)], strict=True)),
+        dict(zip(types, [x / n for x in map(add, f_hi, f_lo)], strict=True)),
     )
 
 
 def rouge_from_stats(stats: RougeStats, cfg: RougeConfig) -> RougeResult:
     """Mean precision, recall and F per type: the sums of the per-segment values over the number of segments."""
     prec, rec, f1 = _means(stats, cfg.rouge_types)
-    return RougeResult(score=dict(f1), precision=prec, recall=rec, f1=f1, count=int(stats.count))
+    return _new_result(dict(f1), prec, rec, f1, int(stats.count))
+
+
+#: Whether :func:`_new_result` knows every field of the result (else it calls the constructor).
+_RESULT_FIELDS_KNOWN = {f.name for f in dataclasses.fields(RougeResult)} == {
+    "score", "signature", "segments", "precision", "recall", "f1", "count", "bootstrap"
+}  # fmt: skip
+
+
+def _new_result(
+    score: dict[str, float], precision: dict[str, float], recall: dict[str, float], f1: dict[str, float], count: int
+) -> RougeResult:
+    """``RougeResult(score=..., precision=..., recall=..., f1=..., count=...)`` with every other field at its
+    default, filled in directly: a frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``,
+    which costs a one-pair call more than its formula."""
+    if not _RESULT_FIELDS_KNOWN:
+        return RougeResult(score=score, precision=precision, recall=recall, f1=f1, count=count)
+    result = object.__new__(RougeResult)
+    result.__dict__.update(
+        score=score, signature="", segments=None, precision=precision, recall=recall, f1=f1, count=count, bootstrap=None
+    )
+    return result
 
 
 def _segment_rows(batch: StatsBatch[RougeStats]) -> Iterator[tuple[Any, ...]]:
@@ -428,18 +477,74 @@ def _segment_rows(batch: StatsBatch[RougeStats]) -> Iterator[tuple[Any, ...]]:
     yield from zip(*(batch.column(name).tolist() for name in RougeStats.field_names()), strict=True)
 
 
+def _segment_dicts(rows: Iterable[Sequence[Any]], types: Sequence[str]) -> tuple[dict[str, RougeScore], ...]:
+    """Each segment's ``{type: RougeScore}`` from its statistics (in field order): the corpus formula, applied to
+    each segment."""
+    out = []
+    for ph, rh, fh, pl, rl, fl, n in rows:
+        p, r, f = _means_of(ph, pl, rh, rl, fh, fl, n, types)
+        out.append({t: RougeScore(p[t], r[t], f[t]) for t in types})
+    return tuple(out)
+
+
+#: The compiled scorings (the set-based ones are in metrics/rouge_sets.py).
+_COMPILED = frozenset(("rouge-score", "rouge155"))
+#: Calls on at most this many segments take the small-batch path of :meth:`RougeFamily.compute`.
+SMALL_CALL = 1024
+
+
+def _row_path(n: int, config: RougeConfig) -> bool:
+    """Whether a call on ``n`` segments goes from the kernel's rows to the formula: small calls always; larger ones
+    only while numpy is not loaded (importing it would cost a fresh process more than the rows cost a corpus) and
+    the batch is not spread over worker processes. Both paths sum the same values with ``math.fsum``."""
+    if n <= SMALL_CALL:
+        return True
+    return "numpy" not in sys.modules and (config.workers == 1 or n < PARALLEL_MIN_SEGMENTS)
+
+
 class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
     """The ROUGE family: several headline values per result, per-segment dicts, and the bootstrap."""
 
     def segment_scores(self, batch: StatsBatch[RougeStats], config: RougeConfig) -> tuple[Any, ...]:  # type: ignore[override]
         if len(batch) == 0:
             return ()
-        types = config.rouge_types
-        out = []
-        for ph, rh, fh, pl, rl, fl, n in _segment_rows(batch):
-            p, r, f = _means_of(ph, pl, rh, rl, fh, fl, n, types)  # the corpus formula, applied to each segment
-            out.append({t: RougeScore(p[t], r[t], f[t]) for t in types})
-        return tuple(out)
+        return _segment_dicts(_segment_rows(batch), config.rouge_types)
+
+    def compute(
+        self,
+        predictions: Any,
+        references: Any,
+        config: RougeConfig,
+        *,
+        segments: bool = False,
+        sources: Any = None,
+        **inputs: Any,
+    ) -> RougeResult:
+        """The functional API. A call on a few segments (one pair as a reward, a training batch) goes from the
+        compiled kernel's per-segment rows straight to the formula: the same statistics and the same sums as the
+        general path (``StatsBatch.total``'s ``math.fsum``), without the batch of statistics objects around them."""
+        kind = type(predictions)
+        if (
+            (kind is str or (kind is list and _row_path(len(predictions), config)))
+            and sources is None
+            and not inputs
+            and config.scoring in _COMPILED
+            and not config.bootstrap_samples
+        ):
+            preds, refs = check_pairs(predictions, references)
+            _warn_dropped(preds, refs, config)
+            rows = rouge_columns(preds, refs, config, grid=_GRID, rows=True)
+            n = len(rows)
+            if n == 1:
+                total = RougeStats(*rows[0], 1)  # type: ignore[call-arg]
+            else:  # as StatsBatch.total sums rows: math.fsum per type
+                sums = [tuple([math.fsum(c) for c in zip(*m, strict=True)]) for m in zip(*rows, strict=True)]
+                total = RougeStats(*sums, n)  # type: ignore[call-arg,arg-type]
+            result = self.finalize(total, config)
+            if segments:
+                object.__setattr__(result, "segments", _segment_dicts([(*row, 1) for row in rows], config.rouge_types))
+            return result
+        return super().compute(predictions, references, config, segments=segments, sources=sources, **inputs)
 
     def needs_segments(self, config: RougeConfig) -> bool:
         return config.bootstrap_samples > 0
@@ -534,11 +639,38 @@ def rouge(
     >>> rouge(["今日は良い天気"], ["今日は良い天気"]).score["rouge1"]  # rouge-score gives 0.0
     1.0
     """
-    if rouge_types is not None:
-        options["rouge_types"] = tuple([rouge_types] if isinstance(rouge_types, str) else rouge_types)
-    if use_stemmer is not None:
-        options["use_stemmer"] = use_stemmer
-    if tokenizer is not None:
-        options["tokenizer"] = tokenizer
-    cfg = ROUGE.make_config(preset, **options)
+    key = _call_key(preset, rouge_types, use_stemmer, tokenizer) if not options else None
+    cfg = _CALL_CONFIGS.get(key) if key is not None else None
+    if cfg is None:
+        if rouge_types is not None:
+            options["rouge_types"] = tuple([rouge_types] if isinstance(rouge_types, str) else rouge_types)
+        if use_stemmer is not None:
+            options["use_stemmer"] = use_stemmer
+        if tokenizer is not None:
+            options["tokenizer"] = tokenizer
+        cfg = ROUGE.make_config(preset, **options)
+        if key is not None:
+            if len(_CALL_CONFIGS) >= 256:
+                _CALL_CONFIGS.clear()
+            _CALL_CONFIGS[key] = cfg
     return ROUGE.compute(predictions, references, cfg, segments=segments)
+
+
+#: The configs of :func:`rouge` calls by their arguments, so that a stream of one-pair calls builds none.
+_CALL_CONFIGS: dict[Any, RougeConfig] = {}
+_KEY_TYPES = frozenset((str, bool, type(None)))
+
+
+def _call_key(preset: Any, rouge_types: Any, use_stemmer: Any, tokenizer: Any) -> Any:
+    """A key of :func:`rouge`'s arguments that tells apart every argument its config tells apart (``True`` and
+    ``1`` give different configs, one of them an error), or ``None`` where a value is not plain."""
+    kind = type(rouge_types)
+    if kind is list or kind is tuple:
+        if not set(map(type, rouge_types)) <= {str}:
+            return None
+        rouge_types = (kind, *rouge_types)
+    elif kind not in _KEY_TYPES:
+        return None
+    if not {type(preset), type(use_stemmer), type(tokenizer)} <= _KEY_TYPES:
+        return None
+    return (preset, rouge_types, type(use_stemmer), use_stemmer, tokenizer)

@@ -17,16 +17,16 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from .._inputs import ReferenceSets
-from ..algorithms.guard import RATES, check_pairs, limit_seconds
 from ..algorithms.native import native
 from ..errors import UnknownOptionError
 from ..text.rouge_tokenize import kernel_text, rouge155_truncate, rouge_encoder
-from ..text.sentences import split_sentences
 
+# numpy, the cost guard and the sentence splitter are imported where they are used: a fresh process scoring a few
+# segments of the common types needs none of them
 if TYPE_CHECKING:
+    import numpy as np
+
+    from .._inputs import ReferenceSets
     from .rouge import RougeConfig
 
 __all__ = ["RougeType", "parse_rouge_type", "rouge_columns", "round5"]
@@ -72,6 +72,8 @@ def parse_rouge_type(name: str) -> RougeType:
 def round5(x: Any) -> np.ndarray:
     """``sprintf("%7.5f", x)`` read back as a number, element-wise: the nearest double to ``x`` rounded to five
     decimals (ties as the exact binary value of ``x`` decides, as C's printf does). The compiled kernel's."""
+    import numpy as np
+
     return native().round5(np.asarray(x, dtype=np.float64))  # type: ignore[no-any-return]
 
 
@@ -98,6 +100,8 @@ def _type_specs(types: tuple[str, ...], perl: bool) -> tuple[list[tuple[int, int
 def _sentence_texts(texts: list[str], mode: str) -> list[str]:
     if mode == "newline":
         return texts
+    from ..text.sentences import split_sentences
+
     if mode == "rules":
         return ["\n".join(split_sentences(t)) for t in texts]
     return [t if "\n" in t else "\n".join(split_sentences(t)) for t in texts]  # auto
@@ -111,18 +115,54 @@ def _tokenizer_of(cfg: RougeConfig) -> str | Callable[[str], list[str]]:
     return get_tokenizer(cfg.tokenizer)
 
 
-def _plan(cfg: RougeConfig, grid: float) -> Any:
-    """The compiled kernel's plan of a config (types, arithmetic, sentences), built once per config object."""
-    cached = cfg.__dict__.get("_nlgm_rouge_plan")
-    if cached is not None and cached[0] == grid:
-        return cached[1]
-    perl = cfg.scoring == "rouge155"
-    specs, need_sentences = _type_specs(cfg.rouge_types, perl)
-    sentences = need_sentences or bool(cfg.length_limit or cfg.byte_limit)
-    multi = _MULTI[cfg.multi_ref]
-    plan = native().RougePlan(specs, perl, multi, float(cfg.beta), cfg.alpha, float(cfg.weight), sentences, grid)
-    object.__setattr__(cfg, "_nlgm_rouge_plan", (grid, plan))
-    return plan
+class _Prepared:
+    """What the kernel needs of a config, resolved once per config object and grid: the compiled plan and encoder,
+    the tokenizer, whether the texts need sentences, and whether they go to the kernel as given (``direct``: no
+    separator to replace, no splitting rules, no length limits) and past the cost guard unchecked (no ROUGE-W, no
+    unlimited skip bigrams)."""
+
+    __slots__ = ("direct", "encoder", "guarded", "need_sentences", "plan", "sentences", "split", "tokenizer")
+
+    def __init__(self, cfg: RougeConfig, grid: float) -> None:
+        perl = cfg.scoring == "rouge155"
+        specs, self.need_sentences = _type_specs(cfg.rouge_types, perl)
+        self.split = bool(cfg.length_limit or cfg.byte_limit)
+        self.sentences = self.need_sentences or self.split
+        multi = _MULTI[cfg.multi_ref]
+        self.plan = native().RougePlan(
+            specs, perl, multi, float(cfg.beta), cfg.alpha, float(cfg.weight), self.sentences, grid
+        )
+        self.tokenizer = _tokenizer_of(cfg)
+        self.encoder = rouge_encoder(
+            cfg.stemmer if cfg.use_stemmer else None, cfg.remove_stopwords, cfg.tokenizer == "rouge-score"
+        )
+        kinds = [parse_rouge_type(name) for name in cfg.rouge_types]
+        self.guarded = any(t.kind == "W" or (t.kind == "S" and t.skip is None) for t in kinds)
+        self.direct = (
+            not cfg.sentence_separator
+            and not self.split
+            and (not self.need_sentences or cfg.sentence_split == "newline")
+        )
+
+
+class _PreparedCache(dict):  # type: ignore[type-arg]
+    """The :class:`_Prepared` of a config by grid, kept on the config; it pickles empty (a config sent to a worker
+    process prepares itself there: the compiled encoder does not pickle)."""
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (_PreparedCache, ())
+
+
+def _prepared(cfg: RougeConfig, grid: float) -> _Prepared:
+    """The :class:`_Prepared` of a config, built once per config object and grid."""
+    cached: _PreparedCache | None = cfg.__dict__.get("_nlgm_rouge_prepared")
+    if cached is None:
+        cached = _PreparedCache()
+        object.__setattr__(cfg, "_nlgm_rouge_prepared", cached)
+    prep = cached.get(grid)
+    if prep is None:
+        prep = cached[grid] = _Prepared(cfg, grid)
+    return prep
 
 
 def _items(texts: list[str], tokenizer: str | Callable[[str], list[str]], sentences: bool) -> list[Any]:
@@ -138,6 +178,8 @@ _TOKEN_BOUND = re.compile(r"[0-9A-Za-z]+|[^\x00-\x7f\s]|[^0-9A-Za-z\s]")
 
 
 def _token_bound(texts: list[str]) -> np.ndarray:
+    import numpy as np
+
     return np.fromiter((len(_TOKEN_BOUND.findall(t)) for t in texts), dtype=np.float64, count=len(texts))
 
 
@@ -145,6 +187,10 @@ def _guard(cfg: RougeConfig, preds: list[str], refs: ReferenceSets) -> None:
     """Refuse, before the compiled kernel runs, a pair whose ROUGE-W or unlimited skip bigrams would run beyond
     the limit of :mod:`nlgmetrics.algorithms.guard` (ROUGE-N, -L and -Lsum cost little even on whole books).
     Lengths in characters bound the tokens from above; only texts long enough to matter are counted closer."""
+    import numpy as np
+
+    from ..algorithms.guard import RATES, check_pairs, limit_seconds
+
     types = [parse_rouge_type(name) for name in cfg.rouge_types]
     weighted = any(t.kind == "W" for t in types)
     skip_all = any(t.kind == "S" and t.skip is None for t in types)
@@ -180,34 +226,28 @@ def rouge_columns(
     With a ``grid``, ``(segments, types, 6)``: each value ``v`` as ``hi`` (``v`` rounded to a multiple of
     ``1 / grid``) in the first three, and ``v - hi`` in the last three (both exact: ``hi + lo == v``). With ``rows``,
     a list with one tuple per segment instead, holding for each of those measures a tuple over the types."""
-    _guard(cfg, preds, refs)
-    plan = _plan(cfg, grid)
-    perl = cfg.scoring == "rouge155"
-    need_sentences = _type_specs(cfg.rouge_types, perl)[1]
+    prep = _prepared(cfg, grid)
+    if prep.guarded:
+        _guard(cfg, preds, refs)
+    starts: list[int] = [] if refs.starts is None else refs.starts.tolist()
+    tokenizer, sentences = prep.tokenizer, prep.sentences
     flat = refs.flat
-    if cfg.sentence_separator:
-        preds = [t.replace(cfg.sentence_separator, "\n") for t in preds]
-        flat = [t.replace(cfg.sentence_separator, "\n") for t in flat]
-    split = bool(cfg.length_limit or cfg.byte_limit)
     lcs_preds: list[Any] | None = None
     lcs_refs: list[Any] | None = None
-    if split:
-        cut_p = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in preds]
-        cut_r = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in flat]
-        preds, flat = [c[0] for c in cut_p], [c[0] for c in cut_r]
-        lcs_preds, lcs_refs = ["\n".join(c[1]) for c in cut_p], ["\n".join(c[1]) for c in cut_r]
-    elif need_sentences:
-        preds, flat = _sentence_texts(preds, cfg.sentence_split), _sentence_texts(flat, cfg.sentence_split)
-    sentences = need_sentences or split
-    tokenizer = _tokenizer_of(cfg)
-    encoder = rouge_encoder(
-        cfg.stemmer if cfg.use_stemmer else None, cfg.remove_stopwords, cfg.tokenizer == "rouge-score"
-    )
-    starts: list[int] = [] if refs.starts is None else refs.starts.tolist()
-    if lcs_preds is not None and lcs_refs is not None:
-        lcs_preds, lcs_refs = _items(lcs_preds, tokenizer, sentences), _items(lcs_refs, tokenizer, sentences)
-    return plan.scores(
-        encoder,
+    if not prep.direct:  # else the texts go as given (the common case: a call on a few pairs pays for nothing else)
+        if cfg.sentence_separator:
+            preds = [t.replace(cfg.sentence_separator, "\n") for t in preds]
+            flat = [t.replace(cfg.sentence_separator, "\n") for t in flat]
+        if prep.split:
+            cut_p = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in preds]
+            cut_r = [rouge155_truncate(t, cfg.length_limit, cfg.byte_limit) for t in flat]
+            preds, flat = [c[0] for c in cut_p], [c[0] for c in cut_r]
+            lcs_preds, lcs_refs = ["\n".join(c[1]) for c in cut_p], ["\n".join(c[1]) for c in cut_r]
+            lcs_preds, lcs_refs = _items(lcs_preds, tokenizer, sentences), _items(lcs_refs, tokenizer, sentences)
+        elif prep.need_sentences:
+            preds, flat = _sentence_texts(preds, cfg.sentence_split), _sentence_texts(flat, cfg.sentence_split)
+    return prep.plan.scores(
+        prep.encoder,
         _items(preds, tokenizer, sentences),
         _items(flat, tokenizer, sentences),
         starts,

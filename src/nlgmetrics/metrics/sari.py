@@ -31,6 +31,11 @@ Batches, merges and DDP ranks add their sums: the same number up to the rounding
 The float sums inside a segment (the keep and delete precisions) are added in the script's order — the order in
 which the n-grams first occur in the source — so per-segment scores are the script's to the last bit.
 
+Three implementations of the kernel give the same numbers (the parity tests run each on the recorded outputs of the
+script): the compiled one (``csrc/sari.cpp``, a hash table of n-grams per segment, fed the tokenized text), used
+whenever the extension is built; without it, a plain-Python one for batches of up to :data:`SMALL` segments and a
+vectorised numpy one for larger batches.
+
 Other options: ``lowercase=False`` keeps the case, and ``tokenizer`` takes any sacrebleu tokenizer (``intl``,
 ``zh``, ``char``, ``ja-mecab``, ``ko-mecab``; the script's ``normalize`` knows ``13a`` and ``intl``) or
 ``none`` (the sentence split on single spaces, as the script's ``normalize`` leaves it for a tokenizer it does
@@ -42,12 +47,15 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from .._inputs import ReferenceSets
+from ..algorithms.native import has_native, native
 from ..algorithms.ngrams import ReferenceCache
 from ..errors import InvalidInputError
 from ..signature import sig_field
@@ -304,9 +312,153 @@ def _ngram_table(ids: np.ndarray, lengths: np.ndarray, seg: np.ndarray, n_seg: i
     return grams, np.concatenate(source_group), *(x.reshape(n_groups) for x in (added, add_good, add_all))
 
 
+#: Batches of at most this many segments are scored segment by segment in plain Python (dicts of n-grams, as the
+#: script does, without its string joins and Counter copies): below it, the vectorised kernel's fixed cost (a few
+#: dozen numpy calls) is more than the work; above it, the vectorised kernel is faster per segment.
+SMALL = 4
+
+
+def _tokens(lines: list[str], cfg: SARIConfig) -> list[list[str]]:
+    """Each sentence's tokens as the script splits them, ``normalize(sentence).split(" ")`` (an empty sentence is
+    one empty token), for this call only."""
+    if cfg.lowercase:
+        lines = [line.lower() for line in lines]
+    if cfg.tokenizer == "none":
+        return [line.split(" ") for line in lines]
+    # joined() keeps one line per sentence (the tokenizers turn a "\n" inside a sentence into a space), and the
+    # tokenizers separate tokens by single spaces, so split() is split(" ") except on an empty sentence
+    text = sacrebleu_tokenizer(cfg.tokenizer).joined(lines)
+    return [tokens or [""] for tokens in (line.split() for line in text.split("\n"))]
+
+
+def _segment_parts(src: list[str], pred: list[str], refs: list[list[str]]) -> tuple[float, float, float, float]:
+    """One segment's (SARI, keep, delete, add), each part the mean over the four orders: the script's
+    ``SARIsent``/``SARIngram`` arithmetic, operation for operation. The script's n-grams are its tokens joined
+    by spaces; tokens hold no space, so tuples of tokens tell the same n-grams apart. Its float sums run over
+    the source's n-grams in the order of their first occurrence, which is the order of ``S`` here."""
+    k = len(refs)
+    keep_total = del_total = add_total = 0.0
+    for n in range(1, _ORDERS + 1):
+        s_counts: Counter[Any]
+        c_counts: Counter[Any]
+        r_counts: Counter[Any]
+        if n == 1:
+            s_counts, c_counts = Counter(src), Counter(pred)
+            r_counts = Counter(chain.from_iterable(refs))
+        else:
+            s_counts = Counter(zip(*[src[i:] for i in range(n)], strict=False))
+            c_counts = Counter(zip(*[pred[i:] for i in range(n)], strict=False))
+            r_counts = Counter(chain.from_iterable(zip(*[ref[i:] for i in range(n)], strict=False) for ref in refs))
+        c_get, r_get = c_counts.get, r_counts.get
+        n_kept = keep_good = keep_all = n_deleted = 0
+        keep_sum: float = 0
+        del_sum: float = 0
+        for gram, s in s_counts.items():
+            ks = s * k
+            kc = c_get(gram, 0) * k
+            r = r_get(gram, 0)
+            if kc:  # kept: min(kS, kC) > 0
+                kept = ks if ks < kc else kc
+                n_kept += 1
+                good = kept if kept < r else r
+                if good > 0:
+                    keep_sum += good / kept
+                    keep_good += good
+            keep_all += ks if ks < r else r
+            if ks > kc:  # deleted: kS - kC > 0
+                deleted = ks - kc
+                n_deleted += 1
+                if deleted > r:
+                    del_sum += (deleted - r) / deleted
+        keep_p: float = keep_sum / n_kept if n_kept else 1
+        keep_r: float = keep_good / keep_all if keep_all else 1
+        keep = 2 * keep_p * keep_r / (keep_p + keep_r) if keep_p > 0 or keep_r > 0 else 0
+        delete: float = del_sum / n_deleted if n_deleted else 1
+        s_keys = s_counts.keys()
+        added = c_counts.keys() - s_keys
+        add_good = len(added & r_counts.keys())
+        add_all = len(r_counts.keys() - s_keys)
+        add_p: float = add_good / len(added) if added else 1
+        add_r: float = add_good / add_all if add_all else 1
+        add = 2 * add_p * add_r / (add_p + add_r) if add_p > 0 or add_r > 0 else 0
+        keep_total += keep
+        del_total += delete
+        add_total += add
+    keep_m, del_m, add_m = keep_total / _ORDERS, del_total / _ORDERS, add_total / _ORDERS
+    return (keep_m + del_m + add_m) / 3, keep_m, del_m, add_m
+
+
+def _small_batch(preds: list[str], refs: ReferenceSets, cfg: SARIConfig, sources: list[str]) -> StatsBatch[SARIStats]:
+    """The statistics of a few segments, one segment at a time (see :data:`SMALL`)."""
+    n_seg = len(preds)
+    tokens = _tokens([*sources, *preds, *refs.flat], cfg)
+    ref_tokens = tokens[2 * n_seg :]
+    counts = refs.counts().tolist()
+    rows = []
+    lo = 0
+    for i, k in enumerate(counts):
+        rows.append(_segment_parts(tokens[i], tokens[n_seg + i], ref_tokens[lo : lo + k]))
+        lo += k
+    sari_, keep, delete, add = (np.array(col, dtype=np.float64) for col in zip(*rows, strict=True))
+    columns = {"sari": sari_, "keep": keep, "delete": delete, "add": add, "n_segments": np.ones(n_seg, np.int64)}
+    return _RunningSumBatch(SARIStats, columns)
+
+
 def _sari_kernel(
     preds: list[str], refs: ReferenceSets, cfg: SARIConfig, *, sources: list[str]
 ) -> StatsBatch[SARIStats]:
+    n_seg = len(preds)
+    if has_native():
+        batch = _native_batch(preds, refs, cfg, sources)
+        if batch is not None:
+            return batch
+    if n_seg <= SMALL:
+        return _small_batch(preds, refs, cfg, sources)
+    return _numpy_batch(preds, refs, cfg, sources)
+
+
+def _native_batch(
+    preds: list[str], refs: ReferenceSets, cfg: SARIConfig, sources: list[str]
+) -> StatsBatch[SARIStats] | None:
+    """The statistics from the compiled kernel (``csrc/sari.cpp``), which reads the tokens from the tokenized
+    text; ``None`` where it cannot take the text (a sentence that holds a line break under ``tokenizer="none"``,
+    or a lone surrogate, which has no UTF-8 form), and the Python paths do."""
+    n_src_refs = len(sources) + len(refs.flat)
+    if cfg.tokenizer == "none":
+        lines = [*sources, *preds, *refs.flat]
+        if any("\n" in line for line in lines):
+            return None
+        text = "\n".join(line.lower() for line in lines) if cfg.lowercase else "\n".join(lines)
+    else:
+        tokenizer = sacrebleu_tokenizer(cfg.tokenizer)
+
+        def tokenized(lines: list[str]) -> str:
+            return tokenizer.joined([line.lower() for line in lines] if cfg.lowercase else lines)
+
+        # the tokenized sources and references, which every system scored on the same data shares (kept in a small
+        # cache, as sacrebleu's ``references=`` keeps its references)
+        layout = None if refs.starts is None else refs.starts.tobytes()
+        key = ("sari-text", cfg.lowercase, cfg.tokenizer, tuple(sources), tuple(refs.flat), layout)
+        src_text, ref_text = _CACHE.get(key, lambda: (tokenized(sources), tokenized(refs.flat)))
+        text = f"{src_text}\n{tokenized(preds)}\n{ref_text}"
+    if text.count("\n") != n_src_refs + len(preds) - 1:  # never, as the tokenizers keep one line per sentence
+        return None
+    try:
+        parts = native().sari_segments(text, refs.counts(), cfg.tokenizer == "none")
+    except (TypeError, UnicodeError):  # a lone surrogate: the str has no UTF-8 form
+        return None
+    columns = {
+        "sari": parts[:, 0].copy(),
+        "keep": parts[:, 1].copy(),
+        "delete": parts[:, 2].copy(),
+        "add": parts[:, 3].copy(),
+        "n_segments": np.ones(len(preds), dtype=np.int64),
+    }
+    return _RunningSumBatch(SARIStats, columns)
+
+
+def _numpy_batch(preds: list[str], refs: ReferenceSets, cfg: SARIConfig, sources: list[str]) -> StatsBatch[SARIStats]:
+    """The statistics of a batch from the vectorised kernel (no compiled kernel at hand)."""
     n_seg = len(preds)
     n_refs = refs.counts().astype(np.int64)
     layout = None if refs.starts is None else refs.starts.tobytes()
@@ -384,6 +536,7 @@ SARI: Family[SARIConfig, SARIStats, SARIResult] = Family(
     default_preset="evaluate",
     vectorized=True,
     uses_sources=True,
+    cache_configs=True,
     example={
         "sources": ["About 95 species are currently accepted .", "The cat perched on the mat."],
         "predictions": ["About 95 you now get in .", "The cat sat on the mat."],

@@ -20,6 +20,7 @@ The Tercom normaliser of sacrebleu's TER (:func:`tercom_normalize`) and the whit
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
@@ -307,7 +308,12 @@ _ZH_RANGES = (
     (0x3200, 0x32FF),
     (0x3300, 0x33FF),
 )
-_ZH_CHAR = re.compile("([" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _ZH_RANGES) + "])")
+
+
+@functools.cache
+def _zh_char() -> re.Pattern[str]:
+    # compiled on first use: its character class takes milliseconds to compile, a cost every import paid
+    return re.compile("([" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _ZH_RANGES) + "])")
 
 
 def is_chinese_char(char: str) -> bool:
@@ -329,11 +335,11 @@ class ZhTokenizer(MTTokenizer):
 
     def text(self, line: str) -> str:
         # a line of its own: a "\n" in it is a character like any other for ``[^0-9]``
-        return " ".join(_regexp_steps(" ".join(_ZH_CHAR.split(line.strip())), _DIGITS).split())
+        return " ".join(_regexp_steps(" ".join(_zh_char().split(line.strip())), _DIGITS).split())
 
     def _joined_plain(self, plain: list[str]) -> str:
         text = "\n".join(line.strip() for line in plain)
-        return _regexp_steps(" ".join(_ZH_CHAR.split(text)))
+        return _regexp_steps(" ".join(_zh_char().split(text)))
 
     def batch(self, lines: Sequence[str]) -> list[list[str]]:
         return _by_lines(lines, self, lambda plain: _split_lines(self._joined_plain(plain)))
@@ -551,7 +557,12 @@ def perl_lowercase(line: str) -> str:
 
 # Perl's \s on a character string (mteval-v13a reads its files as UTF-8): ASCII whitespace and the Unicode
 # spaces and line separators; unlike Python's str.split, not the information separators U+001C-U+001F.
-_PERL_UNICODE_SPACE = re.compile("[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+_PERL_UNICODE_SPACE_CLASS = "[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+"
+
+
+@functools.cache
+def _perl_unicode_space() -> re.Pattern[str]:
+    return re.compile(_PERL_UNICODE_SPACE_CLASS)
 
 
 def mteval_tokenize(line: str, lowercase: bool = True) -> list[str]:
@@ -562,46 +573,53 @@ def mteval_tokenize(line: str, lowercase: bool = True) -> list[str]:
     >>> mteval_tokenize("Hello, World-\\nwide &amp; 3.5-fold")
     ['hello', ',', 'world-', 'wide', '&', '3.5', '-', 'fold']
     """
-    line = _unescape_13a(_PERL_UNICODE_SPACE.sub(" ", line))
+    space = _perl_unicode_space()
+    line = _unescape_13a(space.sub(" ", line))
     if lowercase:
         line = line.translate(_ASCII_LOWER)
-    return [t for t in _PERL_UNICODE_SPACE.split(_regexp_steps(f" {line} ")) if t]
+    return [t for t in space.split(_regexp_steps(f" {line} ")) if t]
 
 
 # ---------------------------------------------------------------------------------------------- Tercom (TER)
 _TER_ASIAN_PUNCT = r"([\u3001\u3002\u3008-\u3011\u3014-\u301f\uff61-\uff65\u30fb])"
 _TER_FULL_WIDTH_PUNCT = r"([\uff0e\uff0c\uff1f\uff1a\uff1b\uff01\uff02\uff08\uff09])"
-_TER_WESTERN = (
-    (re.compile(r"\n-"), ""),  # end-of-line hyphenation
-    (re.compile(r"\n"), " "),  # join lines
-    (re.compile(r"&quot;"), '"'),
-    (re.compile(r"&amp;"), "&"),
-    (re.compile(r"&lt;"), "<"),
-    (re.compile(r"&gt;"), ">"),
-)
-_TER_WESTERN_TOKENS = (
-    (re.compile(r"([{-~[-` -&(-+:-@/])"), r" \1 "),  # punctuation
-    (re.compile(r"'s "), r" 's "),  # possessives
-    (re.compile(r"'s$"), r" 's"),
-    (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),  # period and comma unless preceded by a digit
-    (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),  # period and comma unless followed by a digit
-    (re.compile(r"([0-9])(-)"), r"\1 \2 "),  # dash when preceded by a digit
-)
-_TER_ASIAN = (
-    (re.compile(r"([\u4e00-\u9fff\u3400-\u4dbf])"), r" \1 "),  # CJK unified ideographs (and extension A)
-    (re.compile(r"([\u31c0-\u31ef\u2e80-\u2eff])"), r" \1 "),  # strokes, radicals
-    (re.compile(r"([\u3300-\u33ff\uf900-\ufaff\ufe30-\ufe4f])"), r" \1 "),  # compatibility blocks
-    (re.compile(r"([\u3200-\u3f22])"), r" \1 "),  # enclosed letters and months (and what follows, as written)
-    # Hiragana, Katakana and Katakana phonetic extensions: the expressions as sacrebleu writes them (their "^"
-    # inside the alternatives only ever matches at the start of the text)
-    (re.compile(r"(^|^[\u3040-\u309f])([\u3040-\u309f]+)(?=$|^[\u3040-\u309f])"), r"\1 \2 "),
-    (re.compile(r"(^|^[\u30a0-\u30ff])([\u30a0-\u30ff]+)(?=$|^[\u30a0-\u30ff])"), r"\1 \2 "),
-    (re.compile(r"(^|^[\u31f0-\u31ff])([\u31f0-\u31ff]+)(?=$|^[\u31f0-\u31ff])"), r"\1 \2 "),
-    (re.compile(_TER_ASIAN_PUNCT), r" \1 "),
-    (re.compile(_TER_FULL_WIDTH_PUNCT), r" \1 "),
-)
-_TER_PUNCT = re.compile(r"[\.,\?:;!\"\(\)]")
-_TER_ASIAN_PUNCT_RE = (re.compile(_TER_ASIAN_PUNCT), re.compile(_TER_FULL_WIDTH_PUNCT))
+
+
+@functools.cache
+def _ter_tables() -> tuple[Any, ...]:
+    """Tercom's expressions, compiled on first use (their character classes take milliseconds to compile)."""
+    western = (
+        (re.compile(r"\n-"), ""),  # end-of-line hyphenation
+        (re.compile(r"\n"), " "),  # join lines
+        (re.compile(r"&quot;"), '"'),
+        (re.compile(r"&amp;"), "&"),
+        (re.compile(r"&lt;"), "<"),
+        (re.compile(r"&gt;"), ">"),
+    )
+    western_tokens = (
+        (re.compile(r"([{-~[-` -&(-+:-@/])"), r" \1 "),  # punctuation
+        (re.compile(r"'s "), r" 's "),  # possessives
+        (re.compile(r"'s$"), r" 's"),
+        (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),  # period and comma unless preceded by a digit
+        (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),  # period and comma unless followed by a digit
+        (re.compile(r"([0-9])(-)"), r"\1 \2 "),  # dash when preceded by a digit
+    )
+    asian = (
+        (re.compile(r"([\u4e00-\u9fff\u3400-\u4dbf])"), r" \1 "),  # CJK unified ideographs (and extension A)
+        (re.compile(r"([\u31c0-\u31ef\u2e80-\u2eff])"), r" \1 "),  # strokes, radicals
+        (re.compile(r"([\u3300-\u33ff\uf900-\ufaff\ufe30-\ufe4f])"), r" \1 "),  # compatibility blocks
+        (re.compile(r"([\u3200-\u3f22])"), r" \1 "),  # enclosed letters and months (and what follows, as written)
+        # Hiragana, Katakana and Katakana phonetic extensions: the expressions as sacrebleu writes them (their "^"
+        # inside the alternatives only ever matches at the start of the text)
+        (re.compile(r"(^|^[\u3040-\u309f])([\u3040-\u309f]+)(?=$|^[\u3040-\u309f])"), r"\1 \2 "),
+        (re.compile(r"(^|^[\u30a0-\u30ff])([\u30a0-\u30ff]+)(?=$|^[\u30a0-\u30ff])"), r"\1 \2 "),
+        (re.compile(r"(^|^[\u31f0-\u31ff])([\u31f0-\u31ff]+)(?=$|^[\u31f0-\u31ff])"), r"\1 \2 "),
+        (re.compile(_TER_ASIAN_PUNCT), r" \1 "),
+        (re.compile(_TER_FULL_WIDTH_PUNCT), r" \1 "),
+    )
+    punct = re.compile(r"[\.,\?:;!\"\(\)]")
+    asian_punct_re = (re.compile(_TER_ASIAN_PUNCT), re.compile(_TER_FULL_WIDTH_PUNCT))
+    return western, western_tokens, asian, punct, asian_punct_re
 
 
 def tercom_normalize(
@@ -622,20 +640,21 @@ def tercom_normalize(
     """
     if not sent:
         return ""
+    western, western_tokens, asian, punct, asian_punct_re = _ter_tables()
     if not case_sensitive:
         sent = sent.lower()
     if normalized:
-        for pattern, repl in _TER_WESTERN:
+        for pattern, repl in western:
             sent = pattern.sub(repl, sent)
         sent = f" {sent} "
-        for pattern, repl in _TER_WESTERN_TOKENS:
+        for pattern, repl in western_tokens:
             sent = pattern.sub(repl, sent)
         if asian_support:
-            for pattern, repl in _TER_ASIAN:
+            for pattern, repl in asian:
                 sent = pattern.sub(repl, sent)
     if no_punct:
-        sent = _TER_PUNCT.sub("", sent)
+        sent = punct.sub("", sent)
         if asian_support:
-            for pattern in _TER_ASIAN_PUNCT_RE:
+            for pattern in asian_punct_re:
                 sent = pattern.sub("", sent)
     return " ".join(sent.split())

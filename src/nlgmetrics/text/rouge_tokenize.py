@@ -39,7 +39,6 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable
-from importlib import resources
 from typing import Any
 
 __all__ = [
@@ -150,6 +149,8 @@ _STEMMER_KINDS = {"porter": 1, "rouge155": 2, "rouge155-porter": 3}
 
 
 def _data_lines(name: str) -> list[str]:
+    from importlib import resources  # imported here: it costs a fresh process several ms, and most configs need no file
+
     text = resources.files("nlgmetrics").joinpath(f"data/rouge155/{name}").read_text(encoding="utf-8")
     return text.split("\n")
 
