@@ -93,6 +93,9 @@ NLS_BARE = (
     "from rapidfuzz.distance import Levenshtein\n"
     "RESULT = sum(map(Levenshtein.normalized_similarity, preds, refs)) / len(preds)"
 )
+ONE_NLS = "import nlgmetrics as nm\nRESULT = nm.nls(preds, refs).score"
+ONE_ANLS = "import nlgmetrics as nm\nRESULT = nm.anls(preds, [[r] for r in refs]).score"
+ONE_BARE = "from rapidfuzz.distance import Levenshtein\nRESULT = Levenshtein.normalized_similarity(preds[0], refs[0])"
 CER_OURS = "import nlgmetrics as nm\nRESULT = nm.cer(preds, refs).score"
 CER_JIWER = "import jiwer\nRESULT = jiwer.cer(refs, preds)"
 
@@ -113,6 +116,15 @@ def cold_and_latency(quick: bool) -> dict[str, float]:
         "nlgmetrics",
     )
     figures = {"cold_nls_over_bare_rapidfuzz": res["nlgmetrics"]["wall"] / res["bare rapidfuzz loop"]["wall"]}
+    first = h.cold(
+        {"nlgmetrics nls": ONE_NLS, "nlgmetrics anls": ONE_ANLS, "bare rapidfuzz": ONE_BARE},
+        preds[:1],
+        targets[:1],
+        rounds=rounds + 2,
+    )
+    cold_rows += h.cold_table("import + first call, one pair", first, "nlgmetrics nls")
+    figures["import_first_call_nls_ms"] = first["nlgmetrics nls"]["wall"] * 1e3
+    figures["import_first_call_anls_ms"] = first["nlgmetrics anls"]["wall"] * 1e3
     cold_rows += h.cold_table(
         f"CER, {n:,} synthetic short pairs",
         h.cold({"nlgmetrics": CER_OURS, "jiwer": CER_JIWER}, preds, targets, rounds=rounds),

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, ItemsView, Iterable, KeysView, Mapping, Sequence, ValuesView
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import numpy as np
-
+from ._np import is_array
 from .errors import InvalidInputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 References: TypeAlias = tuple[str, ...]
 """The references of one segment, after normalisation: a non-empty tuple of strings."""
@@ -121,6 +123,8 @@ class ReferenceSets(Sequence[References]):
 
     def counts(self) -> np.ndarray:
         """Number of references of each segment."""
+        import numpy as np
+
         if self.starts is None:
             return np.ones(len(self.flat), dtype=np.int64)
         return np.diff(np.append(self.starts, len(self.flat)))
@@ -154,10 +158,10 @@ def check_references(
     if set(map(type, values)) <= {str}:  # fast path: one plain string per segment
         return ReferenceSets(values)
     flat: list[str] = []
-    starts = np.empty(len(values), dtype=np.int64)
+    starts: list[int] = []
     for i, r in enumerate(values):
-        starts[i] = len(flat)
-        if isinstance(r, np.ndarray):
+        starts.append(len(flat))
+        if is_array(r):
             r = r.tolist()  # a list cell of a DataFrame read from Parquet
         if isinstance(r, str):
             flat.append(str(r))
@@ -182,7 +186,12 @@ def check_references(
         raise InvalidInputError(f"{name}[{i}] is {describe(r)}; expected str or a list of str")
     if len(flat) == len(values):
         return ReferenceSets(flat)
-    return ReferenceSets(flat, starts)
+    import numpy as np
+
+    return ReferenceSets(flat, np.asarray(starts, dtype=np.int64))
+
+
+_STR = {str}
 
 
 def check_pairs(
@@ -195,6 +204,15 @@ def check_pairs(
     """Check predictions and references together: types, emptiness, and equal lengths."""
     if type(predictions) is str and type(references) is str:  # one pair: nothing else to check
         return [predictions], ReferenceSets([references])
+    if (  # the common case: two lists of plain strings of one length, checked in a few C-level passes
+        type(predictions) is list
+        and type(references) is list
+        and len(predictions) == len(references)
+        and predictions
+        and set(map(type, predictions)) == _STR
+        and set(map(type, references)) == _STR
+    ):
+        return predictions, ReferenceSets(references)
     preds = check_predictions(predictions, allow_empty=allow_empty)
     refs = check_references(references, allow_empty=allow_empty, single=single_reference)
     if len(preds) != len(refs):
@@ -205,7 +223,8 @@ def check_pairs(
     return preds, refs
 
 
-_INDEX = re.compile(r"\b(predictions|references|sources)\[(\d+)\]")
+# compiled on first use (re caches it), not at import: a call that raises nothing never needs it
+_INDEX = r"\b(predictions|references|sources)\[(\d+)\]"
 
 
 def relocate(message: str, where: Mapping[str, Callable[[int], str] | None], offset: int = 0) -> str:
@@ -213,11 +232,11 @@ def relocate(message: str, where: Mapping[str, Callable[[int], str] | None], off
     with where that segment came from (``where["predictions"](offset + i)``, say ``"refs.jsonl:1500"``), and
     with every index of the batch made an index of the whole input (``offset + i``). A message that starts with
     no index, or whose kind has no locator, is returned unchanged."""
-    m = _INDEX.match(message)
+    m = re.match(_INDEX, message)
     if m is None:
         return message
     locate = where.get(m.group(1))
     if locate is None:
         return message
-    body = _INDEX.sub(lambda x: f"{x.group(1)}[{offset + int(x.group(2))}]", message)
+    body = re.sub(_INDEX, lambda x: f"{x.group(1)}[{offset + int(x.group(2))}]", message)
     return f"{locate(offset + int(m.group(2)))}: {body}"

@@ -7,9 +7,9 @@ code written against ``ValueError`` or ``ImportError`` keeps working.
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -22,7 +22,7 @@ __all__ = [
     "warn",
 ]
 
-_PACKAGE = str(Path(__file__).resolve().parent)
+_PACKAGE = os.path.dirname(os.path.realpath(__file__))  # os.path, not pathlib: import nlgmetrics stays cheap
 
 
 class NlgMetricsError(Exception):

@@ -19,10 +19,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from fractions import Fraction
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-import numpy as np
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    import numpy as np
+
 
 __all__ = ["Carried", "CarriedColumn", "Records", "Stats", "StatsBatch"]
 
@@ -83,11 +86,15 @@ class Carried:
         raise NotImplementedError
 
     def to_bytes(self) -> bytes:
+        import numpy as np
+
         return np.ascontiguousarray(self.to_vector(), dtype="<f8").tobytes()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> list[Any]:
         """The values whose :meth:`to_bytes` outputs were concatenated into ``data``."""
+        import numpy as np
+
         return cls.from_vectors(np.frombuffer(data, dtype="<f8").astype(np.float64))
 
 
@@ -184,6 +191,8 @@ class CarriedColumn:
         return self._length
 
     def __getitem__(self, index: Any) -> Any:
+        import numpy as np
+
         if isinstance(index, (int, np.integer)):
             return self.values[int(index)]
         return CarriedColumn(self.kind, [self.values[i] for i in np.asarray(index, dtype=np.intp).tolist()])
@@ -254,6 +263,8 @@ class Stats:
 
     def rounded(self: S) -> S:
         """The same statistics with exact (:class:`~fractions.Fraction`) fields rounded to the nearest float."""
+
+        from fractions import Fraction
 
         def rnd(v: Any) -> Any:
             if isinstance(v, Carried):
@@ -342,6 +353,8 @@ def checked_carried(kind: type[Carried], value: Any, where: str) -> Any:
 
 
 def _checked_number(value: Any, like: Any, where: str, signed: bool) -> Any:
+    import numpy as np
+
     from .errors import InvalidInputError
 
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -358,6 +371,8 @@ def _checked_number(value: Any, like: Any, where: str, signed: bool) -> Any:
 
 
 def _scalar(value: Any) -> Any:
+    import numpy as np
+
     if isinstance(value, np.ndarray):
         return tuple(x.item() for x in value)
     return value.item() if isinstance(value, np.generic) else value
@@ -372,6 +387,10 @@ def exact_sum(values: np.ndarray) -> Fraction | float:
     integers. Exact sums add without rounding, which makes a sum of partial sums independent of how the data
     was partitioned. Non-finite input has no exact sum; its plain float sum is returned.
     """
+    from fractions import Fraction
+
+    import numpy as np
+
     if values.size == 0:
         return Fraction(0)
     if not np.isfinite(values).all():
@@ -429,17 +448,19 @@ def _rows_total(cls: type[S], rows: list[S]) -> S:
 class StatsBatch(Generic[S]):
     """Per-segment statistics of a batch, one numpy column per field (struct of arrays).
 
-    ``columns[name]`` has shape ``(n,)`` for number fields and ``(n, k)`` for tuple fields. A small batch may be
-    built from its rows instead (:meth:`from_rows`): its columns are then made only if something asks for them,
-    and its total is summed in Python, so a call on a few segments never pays for numpy arrays.
+    ``columns[name]`` has shape ``(n,)`` for number fields and ``(n, k)`` for tuple fields. A batch may also be
+    built from its rows (:meth:`from_rows`) or from one Python list per field (:meth:`from_lists`): its numpy
+    columns are then made only if something asks for them, and its total is summed in Python the way the columns
+    would be, so a small call (or a kernel that needs no numpy) never pays for numpy arrays, nor for importing numpy.
     """
 
-    __slots__ = ("_columns", "_n", "_rows", "cls")
+    __slots__ = ("_columns", "_lists", "_n", "_rows", "cls")
 
     def __init__(self, cls: type[S], columns: Mapping[str, Any]) -> None:
         self.cls = cls
         self._columns: dict[str, np.ndarray] | None = dict(columns)
         self._rows: list[S] | None = None
+        self._lists: dict[str, list[Any]] | None = None
         names = cls.field_names()
         if set(self._columns) != set(names):
             raise ValueError(f"{cls.__name__} columns must be exactly {names}, got {tuple(self._columns)}")
@@ -455,17 +476,36 @@ class StatsBatch(Generic[S]):
         batch = cls.__new__(cls)
         batch.cls = stats_cls
         batch._columns = None
+        batch._lists = None
         batch._rows = rows
         batch._n = len(rows)
+        return batch
+
+    @classmethod
+    def from_lists(cls, stats_cls: type[S], lists: Mapping[str, list[Any]]) -> StatsBatch[S]:
+        """A batch given as one Python list per field (every field, at least one segment, equal lengths; floats
+        in float fields, ints in count fields, tuples of numbers in tuple fields): no numpy until something asks
+        for :attr:`columns`. The total is the columns' total (``math.fsum`` for floats, exact integer sums)."""
+        batch = cls.__new__(cls)
+        batch.cls = stats_cls
+        batch._columns = None
+        batch._rows = None
+        batch._lists = lists if type(lists) is dict else dict(lists)
+        batch._n = len(next(iter(batch._lists.values())))
         return batch
 
     @property
     def columns(self) -> dict[str, Any]:
         if self._columns is None:
-            assert self._rows is not None
-            self._columns = {
-                name: np.asarray([getattr(s, name) for s in self._rows]) for name in self.cls.field_names()
-            }
+            import numpy as np
+
+            if self._lists is not None:
+                self._columns = {name: np.asarray(self._lists[name]) for name in self.cls.field_names()}
+            else:
+                assert self._rows is not None
+                self._columns = {
+                    name: np.asarray([getattr(s, name) for s in self._rows]) for name in self.cls.field_names()
+                }
         return self._columns
 
     def __len__(self) -> int:
@@ -474,6 +514,8 @@ class StatsBatch(Generic[S]):
     def __getitem__(self, i: int) -> S:
         if self._rows is not None:
             return self._rows[i]
+        if self._lists is not None:
+            return self.cls(**{k: v[i] for k, v in self._lists.items()})
         return self.cls(**{k: _scalar(v[i]) for k, v in self.columns.items()})
 
     def __iter__(self) -> Iterator[S]:
@@ -482,6 +524,8 @@ class StatsBatch(Generic[S]):
 
     def take(self, indices: np.ndarray | Sequence[int]) -> StatsBatch[S]:
         """The batch of the given segments (in that order, repeats allowed: bootstrap resampling)."""
+        import numpy as np
+
         idx = np.asarray(indices, dtype=np.intp)
         return StatsBatch(self.cls, {k: v[idx] for k, v in self.columns.items()})
 
@@ -494,6 +538,12 @@ class StatsBatch(Generic[S]):
         """
         if self._rows is not None:
             return _rows_total(self.cls, self._rows)
+        if self._lists is not None:
+            if self._n == 1:  # one segment is its own total (fsum of one float is that float)
+                return self.cls(**{k: v[0] for k, v in self._lists.items()})
+            return self.cls(**{k: _value_sum(v) for k, v in self._lists.items()})
+        if self._n == 1 and not self.cls.carried_fields:  # one segment's numbers are their own sum
+            return self.cls(**{k: _scalar(v[0]) for k, v in self.columns.items()})
         return self.cls(**{k: _column_sum(v) for k, v in self.columns.items()})
 
     def exact_total(self) -> S:
@@ -502,6 +552,8 @@ class StatsBatch(Generic[S]):
         Exact totals of separate batches add to the exact total of their union, whatever the partitioning;
         :meth:`Stats.rounded` turns the result into the same floats :meth:`total` gives on the whole data.
         """
+        import numpy as np
+
         out: dict[str, Any] = {}
         for k, v in self.columns.items():
             if isinstance(v, CarriedColumn):
@@ -519,6 +571,8 @@ class StatsBatch(Generic[S]):
 
     @classmethod
     def concat(cls, batches: Sequence[StatsBatch[S]], stats_cls: type[S] | None = None) -> StatsBatch[S]:
+        import numpy as np
+
         if not batches:
             if stats_cls is None:
                 raise ValueError("concat of no batches needs stats_cls")
@@ -536,6 +590,8 @@ class StatsBatch(Generic[S]):
 
     @classmethod
     def empty(cls, stats_cls: type[S], **sizes: int) -> StatsBatch[S]:
+        import numpy as np
+
         zero = stats_cls.zero(**sizes)
         cols: dict[str, Any] = {}
         for name in stats_cls.field_names():
@@ -552,6 +608,8 @@ class StatsBatch(Generic[S]):
     @classmethod
     def from_stats(cls, items: Sequence[S], stats_cls: type[S]) -> StatsBatch[S]:
         """Build a batch from per-segment :class:`Stats` objects (the slow but simple path)."""
+        import numpy as np
+
         if not items:
             return cls.empty(stats_cls)
         return StatsBatch(

@@ -18,15 +18,27 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from .._np import is_array
 from ..errors import InvalidInputError
 
-__all__ = ["DEFAULT_SECONDS", "ENV", "RATES", "InputTooLongError", "check_pairs", "limit_seconds", "pair_limit"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = [
+    "DEFAULT_SECONDS",
+    "ENV",
+    "RATES",
+    "InputTooLongError",
+    "check_items",
+    "check_pairs",
+    "limit_seconds",
+    "pair_limit",
+]
 
 #: The default limit, in estimated seconds for one pair.
 DEFAULT_SECONDS = 30.0
@@ -58,11 +70,34 @@ class InputTooLongError(InvalidInputError):
 _OVERRIDE: list[float | None] = []
 
 
+def _environment_lookup() -> Any:
+    """A function returning the raw value of :data:`ENV` (or ``None``), read on every call of a quadratic kernel.
+    ``os.environ.get`` costs a microsecond or two when the variable is unset (it raises and catches a KeyError
+    inside), more than scoring a short pair; CPython's ``os.environ`` keeps its values in a dict under encoded
+    keys, read here directly where it has one."""
+    data, encode, decode = (getattr(os.environ, a, None) for a in ("_data", "encodekey", "decodevalue"))
+    if not isinstance(data, dict) or encode is None or decode is None:
+        return lambda: os.environ.get(ENV)
+    key = encode(ENV)
+
+    def lookup() -> str | None:
+        raw = data.get(key)
+        return None if raw is None else decode(raw)  # type: ignore[no-any-return]
+
+    return lookup
+
+
+_environment = _environment_lookup()
+
+
 def limit_seconds() -> float | None:
     """The limit now in force, in seconds (``None``: no limit)."""
     if _OVERRIDE:
         return _OVERRIDE[-1]
-    raw = os.environ.get(ENV, "").strip()
+    raw = _environment()
+    if raw is None:  # the common case: answered without parsing
+        return DEFAULT_SECONDS
+    raw = raw.strip()
     if not raw:
         return DEFAULT_SECONDS
     if raw.lower() in ("off", "none", "no", "0", "inf"):
@@ -110,11 +145,21 @@ def check_pairs(
     limit = limit_seconds()
     if limit is None:
         return
+    unit, what, per_cell = RATES[kernel]
+    # lengths as Python numbers: the worst pair has the most cells, found without numpy; numpy only to raise
+    if (
+        rate is None
+        and not is_array(pred_lengths)
+        and not is_array(ref_lengths)
+        and (not len(pred_lengths) or max(map(operator.mul, pred_lengths, ref_lengths)) * per_cell <= limit)
+    ):
+        return
+    import numpy as np
+
     a = np.asarray(pred_lengths, dtype=np.float64)
     b = np.asarray(ref_lengths, dtype=np.float64)
     if not a.size:
         return
-    unit, what, per_cell = RATES[kernel]
     cells = a * b
     seconds = cells * (per_cell if rate is None else np.asarray(rate, dtype=np.float64))
     worst = int(np.argmax(seconds))
@@ -130,8 +175,35 @@ def check_pairs(
     )
 
 
+def check_items(
+    metric: str, kernel: str, predictions: Sequence[Any], references: Sequence[Any], starts: Any = None
+) -> None:
+    """:func:`check_pairs` on the lengths of the items (strings or token lists) of each pair, ``predictions[k]``
+    against ``references[k]``; ``starts`` (as from :func:`nlgmetrics.algorithms.edit.expand_pairs`, ``None`` for one
+    pair per segment) maps pairs to segments for the message. Costs a ``len`` per item and no numpy unless it
+    raises, so a small call pays next to nothing for the guard."""
+    limit = limit_seconds()
+    if limit is None or not len(predictions):
+        return
+    per_cell = RATES[kernel][2]
+    if len(predictions) == 1 and len(predictions[0]) * len(references[0]) * per_cell <= limit:
+        return
+    pred_lengths = list(map(len, predictions))
+    ref_lengths = list(map(len, references))
+    if max(map(operator.mul, pred_lengths, ref_lengths)) * per_cell <= limit:
+        return
+    segment_of_pair = None
+    if starts is not None:
+        import numpy as np
+
+        segment_of_pair = np.searchsorted(starts, np.arange(len(pred_lengths)), side="right") - 1
+    check_pairs(metric, kernel, pred_lengths, ref_lengths, segment_of_pair)
+
+
 def weighted_rate(shorter: Any) -> np.ndarray:
     """ROUGE-W's seconds per cell of a sentence pair whose shorter sentence has ``shorter`` tokens."""
+    import numpy as np
+
     return RATES["weighted-lcs"][2] + 2.4e-8 * np.asarray(shorter, dtype=np.float64)
 
 

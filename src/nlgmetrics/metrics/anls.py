@@ -29,17 +29,16 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
+from rapidfuzz.distance import Levenshtein
 
 from .._inputs import ReferenceSets
-from ..algorithms.edit import expand_pairs, lengths, reduce_segments
-from ..algorithms.guard import check_pairs
+from ..algorithms.edit import expand_pairs, reduce_segments
+from ..algorithms.guard import check_items
 from ..errors import unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_normalizer
 from .base import Family, Result, check_number, safe_div
-from .edit import normalized_distances
 
 __all__ = ["ANLS", "ANLSConfig", "ANLSResult", "ANLSStats", "anls"]
 
@@ -92,33 +91,38 @@ class ANLSResult(Result):
     cut: int = 0
 
 
-def _upper_lengths(items: list[str]) -> np.ndarray:
+def _upper_length(s: str) -> int:
     # Both reference scripts measure len(s.upper()), which differs from len(s) for a few characters (ß -> SS).
-    return np.fromiter((len(s) if s.isascii() else len(s.upper()) for s in items), dtype=np.int64, count=len(items))
+    return len(s) if s.isascii() else len(s.upper())
 
 
 def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> StatsBatch[ANLSStats]:
+    # Python lists throughout, no numpy: normalising the strings costs more than this loop, and a small call (or a
+    # fresh process) does not pay for numpy's import or arrays.
     norm = get_normalizer(cfg.normalizer)
     flat_p, flat_r, starts = expand_pairs(preds, refs)
     flat_np, _, _ = expand_pairs([norm(p) for p in preds], refs)
     flat_nr = [norm(r) for r in flat_r]
-    seg = None if starts is None else np.searchsorted(starts, np.arange(len(flat_p)), side="right") - 1
-    check_pairs("anls", "levenshtein", lengths(flat_np), lengths(flat_nr), seg)
+    check_items("anls", "levenshtein", flat_np, flat_nr, starts)
     basis_p, basis_r = (flat_p, flat_r) if cfg.length_basis == "raw" else (flat_np, flat_nr)
-    denominators = np.maximum(_upper_lengths(basis_p), _upper_lengths(basis_r))
-    dist = normalized_distances(flat_np, flat_nr, 1, denominators)
-    sim = 1.0 - dist
-    # compare exactly the quantity each reference script compares, to reproduce its ties at the threshold
-    kept = (sim >= cfg.threshold) if cfg.threshold_on == "similarity" else (dist < cfg.threshold)
-    scored = np.where(kept, sim, 0.0)
+    denominators = map(max, map(_upper_length, basis_p), map(_upper_length, basis_r))
+    threshold, on_similarity = cfg.threshold, cfg.threshold_on == "similarity"
+    sims: list[float] = []
+    scored: list[float] = []
+    for lev, den in zip(map(Levenshtein.distance, flat_np, flat_nr), denominators, strict=True):
+        dist = lev / den if den else 0.0
+        sim = 1.0 - dist
+        sims.append(sim)
+        # compare exactly the quantity each reference script compares, to reproduce its ties at the threshold
+        kept = sim >= threshold if on_similarity else dist < threshold
+        scored.append(sim if kept else 0.0)
+    exact_pair = [int(a == b) for a, b in zip(flat_np, flat_nr, strict=True)]
     best = reduce_segments(scored, starts, "max")
-    raw_best = reduce_segments(sim, starts, "max")
-    exact_pair = np.fromiter(map(str.__eq__, flat_np, flat_nr), dtype=bool, count=len(flat_np))
-    exact = reduce_segments(exact_pair.astype(np.int64), starts, "max")
-    cut = ((best == 0.0) & (raw_best > 0.0)).astype(np.int64)
-    return StatsBatch(
-        ANLSStats,
-        {"score_sum": best, "count": np.ones(len(preds), dtype=np.int64), "exact": exact, "cut": cut},
+    raw_best = reduce_segments(sims, starts, "max")
+    exact = reduce_segments(exact_pair, starts, "max")
+    cut = [int(b == 0.0 and r > 0.0) for b, r in zip(best, raw_best, strict=True)]
+    return StatsBatch.from_lists(
+        ANLSStats, {"score_sum": list(best), "count": [1] * len(preds), "exact": list(exact), "cut": cut}
     )
 
 

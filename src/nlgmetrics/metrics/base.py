@@ -18,9 +18,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
-import numpy as np
-
 from .._inputs import ReferenceSets, check_pairs, check_predictions
+from .._np import is_numpy_bool, is_numpy_number, loaded
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option
 from ..stats import Stats, StatsBatch
 
@@ -55,7 +54,8 @@ def check_reduction(reduction: str | None) -> str:
 def safe_div(num: Any, den: Any, default: float = 0.0) -> Any:
     """``num / den``, or ``default`` where ``den`` is 0. Works on numbers and on numpy arrays alike, so a
     formula written once serves corpus statistics and per-segment columns."""
-    if isinstance(den, np.ndarray) or isinstance(num, np.ndarray):
+    np = loaded()  # no numpy imported: neither is an array
+    if np is not None and (isinstance(den, np.ndarray) or isinstance(num, np.ndarray)):
         num_a = np.asarray(num, dtype=np.float64)
         den_a = np.asarray(den, dtype=np.float64)
         out = np.full(np.broadcast(num_a, den_a).shape, default, dtype=np.float64)
@@ -79,9 +79,10 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict of every field."""
         out: dict[str, Any] = {}
+        np = loaded()
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
-            if isinstance(v, np.ndarray):
+            if np is not None and isinstance(v, np.ndarray):
                 v = v.tolist()
             elif isinstance(v, tuple):
                 v = list(v)
@@ -169,12 +170,22 @@ class Family(Generic[C, S, R]):
 
         Configs are frozen, so the same preset and options give the same (cached) config object: a call scoring one
         pair does not validate its options again."""
-        key = _config_key(preset, options) if self.cache_configs else None
+        key = None
         configs: dict[Any, C] = self._configs  # type: ignore[attr-defined]
-        if key is not None:
-            hit = configs.get(key)
+        if self.cache_configs:
+            # the key _config_key gives plain values, tried first as it is: a repeated call is one dict lookup
+            # (a key of other types, or of unhashable values, cannot match it, and is built properly below)
+            try:
+                hit = configs.get((preset, tuple(options.items()), tuple(map(type, options.values()))))
+            except TypeError:
+                hit = None
             if hit is not None:
                 return hit
+            key = _config_key(preset, options)
+            if key is not None:
+                hit = configs.get(key)
+                if hit is not None:
+                    return hit
         config = self._build_config(preset, options)
         if key is not None:
             if len(configs) >= _CONFIG_CACHE_SIZE:
@@ -233,15 +244,16 @@ class Family(Generic[C, S, R]):
         **inputs: Any,
     ) -> StatsBatch[S]:
         """Check the input, then run the kernel: per-segment statistics of a batch."""
-        extra = self.check_inputs(inputs)
+        extra = self.check_inputs(inputs) if inputs else {}
         preds, refs = check_pairs(
             predictions, references, allow_empty=allow_empty, single_reference=self.single_reference
         )
-        srcs = self.check_sources(sources, len(preds))
+        if sources is not None or self.uses_sources:
+            srcs = self.check_sources(sources, len(preds))
+            if srcs is not None:
+                extra["sources"] = srcs
         if not preds:
             return self.empty_batch(config)
-        if srcs is not None:
-            extra["sources"] = srcs
         return self.kernel(preds, refs, config, **extra)
 
     def check_inputs(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -278,6 +290,8 @@ class Family(Generic[C, S, R]):
         if len(batch) == 0:
             return ()
         if self.vectorized:
+            import numpy as np
+
             per = self.formula(self.stats_cls(**batch.columns), config)  # type: ignore[arg-type]
             return tuple(np.asarray(per.score, dtype=np.float64).tolist())
         return tuple(float(self.formula(s, config).score) for s in batch)
@@ -285,19 +299,14 @@ class Family(Generic[C, S, R]):
     def finalize(self, total: S, config: C, batch: StatsBatch[S] | None = None) -> R:
         """Apply the formula to summed statistics; attach per-segment scores and the signature."""
         result = self.formula(total, config)
-        changes: dict[str, Any] = {}
+        # the formula's result is new and ours alone: fill it in place rather than copy it field by field
         if batch is not None:
             seg = self.segment_scores(batch, config)
-            changes["segments"] = seg
+            object.__setattr__(result, "segments", seg)
             if getattr(config, "reduction", None) == "none":
-                changes["score"] = seg
+                object.__setattr__(result, "score", seg)
         if not result.signature:
-            changes["signature"] = signature_of(self, config)
-        if not changes:
-            return result
-        # the formula's result is new and ours alone: fill it in place rather than copy it field by field
-        for name, value in changes.items():
-            object.__setattr__(result, name, value)
+            object.__setattr__(result, "signature", signature_of(self, config))
         return result
 
     def needs_segments(self, config: C) -> bool:
@@ -362,12 +371,27 @@ def signature_of(family: Family[Any, Any, Any], config: Any) -> str:
     cached = getattr(config, "_nlgm_signature", None)
     if cached is not None and cached[0] == family.name:
         return cached[1]  # type: ignore[no-any-return]
-    from ..signature import build_signature
+    # a config built afresh for every call (a family that does not cache its configs) with the values of an earlier
+    # one has its signature: looked up by the values (of plain types only, told apart by type) instead of rebuilt
+    values = getattr(config, "__dict__", None)
+    key = None if values is None else _config_key(None, values)
+    if key is not None:
+        key = (family.name, type(config), key)
+        signature = _SIGNATURES.get(key)
+    if key is None or signature is None:
+        from ..signature import build_signature
 
-    signature = build_signature(family.name, config)
+        signature = build_signature(family.name, config)
+        if key is not None:
+            if len(_SIGNATURES) >= _CONFIG_CACHE_SIZE:
+                _SIGNATURES.clear()
+            _SIGNATURES[key] = signature
     with contextlib.suppress(AttributeError, TypeError):  # a config with __slots__ keeps none
         object.__setattr__(config, "_nlgm_signature", (family.name, signature))
     return signature
+
+
+_SIGNATURES: dict[Any, str] = {}
 
 
 #: The largest n-gram order any family accepts (sacrebleu's orders are 4 and 6; beyond this only memory grows).
@@ -379,7 +403,7 @@ MAX_WORKERS = 256
 def check_integer(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> None:
     """Raise :class:`InvalidInputError` naming ``name`` unless ``value`` is an integer (never a bool or a float)
     within the bounds."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, bool) or is_numpy_bool(value) or not (isinstance(value, int) or is_numpy_number(value, "i")):
         raise InvalidInputError(f"{name} must be an integer, got {value!r}")
     if minimum is not None and value < minimum:
         raise InvalidInputError(f"{name} must be >= {minimum}, got {value!r}")
@@ -389,7 +413,7 @@ def check_integer(name: str, value: Any, *, minimum: int | None = None, maximum:
 
 def check_number(name: str, value: Any, *, minimum: float | None = None, maximum: float | None = None) -> None:
     """Raise :class:`InvalidInputError` naming ``name`` unless ``value`` is a finite number within the bounds."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, bool) or not (isinstance(value, (int, float)) or is_numpy_number(value)):
         raise InvalidInputError(f"{name} must be a number, got {value!r}")
     if not math.isfinite(value):  # NaN fails every comparison below, so it must be caught first
         raise InvalidInputError(f"{name} must be a finite number, got {value!r}")

@@ -18,10 +18,12 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import unknown_option
-from .base import Family
+
+if TYPE_CHECKING:
+    from .base import Family
 
 __all__ = ["CATALOG", "FAMILIES", "IN_PROCESS", "Entry", "exports", "get_entry", "get_family"]
 

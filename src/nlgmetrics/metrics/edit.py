@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .._inputs import ReferenceSets
+from .._np import is_array, is_numpy_number, loaded
 from ..algorithms.edit import (
     expand_pairs,
     lengths,
@@ -36,13 +35,16 @@ from ..algorithms.edit import (
     operation_counts,
     reduce_segments,
 )
-from ..algorithms.guard import check_pairs
+from ..algorithms.guard import check_items
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
 from ..text.registry import check_tokenizer_name, resolve_ja_mecab
 from .base import Family, Result, check_reduction, safe_div
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "CER",
@@ -77,7 +79,7 @@ MAX_SUBSTITUTION_COST = 2**31 - 1
 
 
 def _check_substitution_cost(value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+    if isinstance(value, bool) or not (isinstance(value, int) or is_numpy_number(value, "i")) or value < 0:
         raise InvalidInputError(
             f"substitution_cost must be a non-negative integer (as in torchmetrics' EditDistance), got {value!r}"
         )
@@ -113,17 +115,14 @@ class EditDistanceResult(Result):
 def _guard(metric: str, flat_p: Sequence[Any], flat_r: Sequence[Any], starts: np.ndarray | None, kernel: str) -> None:
     """Refuse, before it runs, a pair whose edit distance would take longer than the limit
     (:mod:`nlgmetrics.algorithms.guard`)."""
-    seg = None
-    if starts is not None:
-        seg = np.searchsorted(starts, np.arange(len(flat_p)), side="right") - 1
-    check_pairs(metric, kernel, lengths(flat_p), lengths(flat_r), seg)
+    check_items(metric, kernel, flat_p, flat_r, starts)
 
 
 def _edit_kernel(preds: list[str], refs: ReferenceSets, cfg: EditDistanceConfig) -> StatsBatch[EditDistanceStats]:
     flat_p, flat_r, starts = expand_pairs(preds, refs)
     _guard("edit_distance", flat_p, flat_r, starts, "levenshtein")
     dist = reduce_segments(levenshtein_many(flat_p, flat_r, cfg.substitution_cost), starts, "min")
-    return StatsBatch(EditDistanceStats, {"distance": dist, "count": np.ones(len(preds), dtype=np.int64)})
+    return StatsBatch.from_lists(EditDistanceStats, {"distance": dist.tolist(), "count": [1] * len(preds)})
 
 
 def edit_distance_from_stats(stats: EditDistanceStats, cfg: EditDistanceConfig) -> EditDistanceResult:
@@ -173,6 +172,8 @@ def normalized_distances(
 ) -> np.ndarray:
     """``lev / max(len)`` per pair; 0.0 where both strings are empty. ``denominators`` overrides the lengths
     (the official DocVQA script divides by the lengths of the raw, unnormalised strings)."""
+    import numpy as np
+
     dist = levenshtein_many(flat_preds, flat_refs, substitution_cost)
     if denominators is None:
         denominators = np.maximum(lengths(flat_preds), lengths(flat_refs))
@@ -192,9 +193,11 @@ def _nls_kernel(preds: list[str], refs: ReferenceSets, cfg: NLSConfig) -> StatsB
 def segment_score_batch(scores: np.ndarray) -> StatsBatch[NLSStats]:
     """Per-segment scores as :class:`NLSStats` (a score and a count each): for every metric whose corpus score is
     the mean (or the sum) of its segment scores."""
-    if isinstance(scores, list):  # a small batch (see algorithms.edit.SMALL): Python rows, no numpy
-        return StatsBatch.from_rows(NLSStats, [NLSStats(value, 1) for value in scores])
-    return StatsBatch(NLSStats, {"score_sum": scores, "count": np.ones(len(scores), dtype=np.int64)})
+    if isinstance(scores, list) and scores:  # see algorithms.edit.SMALL: Python lists, no numpy
+        return StatsBatch.from_lists(NLSStats, {"score_sum": scores, "count": [1] * len(scores)})
+    import numpy as np
+
+    return StatsBatch(NLSStats, {"score_sum": np.asarray(scores), "count": np.ones(len(scores), dtype=np.int64)})
 
 
 def reduce_segment_scores(stats: NLSStats, reduction: str | None) -> Any:
@@ -281,13 +284,13 @@ def _error_rate_kernel(preds: list[str], refs: ReferenceSets, cfg: ErrorRateConf
         _guard("cer", ptoks, rtoks, None, "levenshtein")
     else:
         _guard("wer", ptoks, rtoks, None, "token-levenshtein")
-    n = len(preds)
-    counts = np.zeros((4, n), dtype=np.int64)
-    for i, (r, p) in enumerate(zip(rtoks, ptoks, strict=False)):
-        counts[:, i] = operation_counts(r, p)
-    hits, subs, dels, ins = counts
-    errors = subs + dels + ins if cfg.substitution_cost == 1 else levenshtein_many(ptoks, rtoks, cfg.substitution_cost)
-    return StatsBatch(
+    hits, subs, dels, ins = (list(c) for c in zip(*map(operation_counts, rtoks, ptoks), strict=True))
+    errors = (
+        list(map(_sum3, subs, dels, ins))
+        if cfg.substitution_cost == 1
+        else levenshtein_many(ptoks, rtoks, cfg.substitution_cost).tolist()
+    )
+    return StatsBatch.from_lists(
         ErrorRateStats,
         {
             "errors": errors,
@@ -295,27 +298,32 @@ def _error_rate_kernel(preds: list[str], refs: ReferenceSets, cfg: ErrorRateConf
             "substitutions": subs,
             "deletions": dels,
             "insertions": ins,
-            "reference_length": lengths(rtoks),
-            "prediction_length": lengths(ptoks),
+            "reference_length": list(map(len, rtoks)),
+            "prediction_length": list(map(len, ptoks)),
         },
     )
+
+
+def _sum3(a: int, b: int, c: int) -> int:
+    return a + b + c
 
 
 def error_rate_from_stats(stats: ErrorRateStats, cfg: ErrorRateConfig) -> ErrorRateResult:
     h, s, d, i = stats.hits, stats.substitutions, stats.deletions, stats.insertions
     n_ref, n_pred = stats.reference_length, stats.prediction_length
     # jiwer: with no reference token at all, the "rate" is the number of insertions
+    np = loaded() if is_array(n_ref) else None  # numpy for per-segment columns; corpus numbers need none
     rate = (
         np.where(n_ref == 0, i, safe_div(stats.errors, n_ref))
-        if isinstance(n_ref, np.ndarray)
+        if np is not None
         else (float(i) if n_ref == 0 else stats.errors / n_ref)
     )
     unit_errors = s + d + i
     mer = safe_div(unit_errors, h + s + d + i)
     wip = safe_div(h, n_ref) * safe_div(h, n_pred)
-    if isinstance(n_ref, np.ndarray):
-        mer = np.where(n_ref == 0, (n_pred != 0).astype(np.float64), mer)
-        wip = np.where(n_ref == 0, (n_pred == 0).astype(np.float64), wip)
+    if np is not None:
+        mer = np.where(n_ref == 0, np.asarray(n_pred != 0, dtype=np.float64), mer)
+        wip = np.where(n_ref == 0, np.asarray(n_pred == 0, dtype=np.float64), wip)
     elif n_ref == 0:
         mer, wip = (0.0, 1.0) if n_pred == 0 else (1.0, 0.0)
     return ErrorRateResult(
