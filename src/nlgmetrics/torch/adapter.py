@@ -109,7 +109,12 @@ class TorchMetric(_TorchmetricsMetric):
             if field.carried is not None:
                 current.append(self._layout.carried_to_tensor(value, device=self.device))
                 continue
-            setattr(self, field.name, current + torch.as_tensor(value, dtype=torch.float64, device=current.device))
+            # in place: the states are torchmetrics' own clones (``reset`` and ``forward`` copy them), and an
+            # attribute assignment on a torch Module costs more than the addition
+            if field.size is None:
+                current.add_(float(value))
+            else:
+                current.add_(torch.as_tensor(value, dtype=torch.float64, device=current.device))
         if self.keep_segments:
             for field in self._layout.fields:
                 column = self._layout.column_to_tensor(batch.column(field.name), device=self.device)
