@@ -26,6 +26,7 @@ _OTHER_EXPORTS = {
     "Metric": "nlgmetrics.stateful",
     "InvalidInputError": "nlgmetrics.errors",
     "MissingDependencyError": "nlgmetrics.errors",
+    "ExternalToolError": "nlgmetrics.errors",
     "NlgMetricsError": "nlgmetrics.errors",
     "UnknownOptionError": "nlgmetrics.errors",
     "Stats": "nlgmetrics.stats",
