@@ -71,8 +71,8 @@ class _Combine:
     def __call__(self, table: Any) -> Any:
         family = get_family(self.metric)
         config = family.make_config(self.preset, **self.options)
-        totals = [partials.decode_total(family, b) for b in table.column("stats").to_pylist()]
-        return _table([partials.encode_total(partials.ordered_sum(family, config, totals))], [None])
+        total = partials.sum_encoded(family, config, table.column("stats").to_pylist())
+        return _table([partials.encode_total(total)], [None])
 
 
 def _collect(
@@ -119,9 +119,9 @@ def _collect(
             collected = rows.take_all()
     finally:
         context.execution_options.preserve_order = kept
-    total = partials.ordered_sum(family, config, [partials.decode_total(family, r["stats"]) for r in collected])
-    batches = [partials.decode_batch(family, r["segments"]) for r in collected] if segments else None
-    return total, batches
+    return partials.gather(
+        family, config, [r["stats"] for r in collected], [r["segments"] for r in collected] if segments else None
+    )
 
 
 def stats_of_dataset(

@@ -96,8 +96,7 @@ def _combine(metric: str, preset: str | None, options: dict[str, Any]) -> Any:
         family = get_family(metric)
         config = family.make_config(preset, **options)
         frame = frame.sort_values("part")
-        totals = [partials.decode_total(family, bytes(b)) for b in frame["stats"].tolist()]
-        total = partials.encode_total(partials.ordered_sum(family, config, totals))
+        total = partials.encode_total(partials.sum_encoded(family, config, [bytes(b) for b in frame["stats"].tolist()]))
         return pd.DataFrame({"part": [int(frame["group"].iloc[0])], "stats": [total], "segments": [None]})
 
     return run
@@ -144,9 +143,12 @@ def _collect(
         if found is None:
             raise
         raise InvalidInputError(found.group(1)) from err
-    total = partials.ordered_sum(family, config, [partials.decode_total(family, bytes(r["stats"])) for r in collected])
-    batches = [partials.decode_batch(family, bytes(r["segments"])) for r in collected] if segments else None
-    return total, batches
+    return partials.gather(
+        family,
+        config,
+        [bytes(r["stats"]) for r in collected],
+        [bytes(r["segments"]) for r in collected] if segments else None,
+    )
 
 
 def stats_of_dataframe(

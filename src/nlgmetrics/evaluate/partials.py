@@ -41,9 +41,11 @@ __all__ = [
     "encode_batch",
     "encode_total",
     "finish",
+    "gather",
     "ordered_sum",
     "partition_batch",
     "partition_total",
+    "sum_encoded",
 ]
 
 
@@ -157,6 +159,20 @@ def ordered_sum(family: Family[Any, Any, Any], config: Any, totals: Sequence[Sta
     while len(level) > 1:
         level = [_sum_in_order(level[i : i + fan_in]) for i in range(0, len(level), fan_in)]
     return level[0]
+
+
+def sum_encoded(family: Family[Any, Any, Any], config: Any, encoded: Sequence[bytes]) -> Stats:
+    """:func:`ordered_sum` of totals encoded by :func:`encode_total`, given in partition order."""
+    return ordered_sum(family, config, [decode_total(family, data) for data in encoded])
+
+
+def gather(
+    family: Family[Any, Any, Any], config: Any, totals: Sequence[bytes], batches: Sequence[bytes] | None
+) -> tuple[Stats, list[StatsBatch[Any]] | None]:
+    """On the driver: the partitions' encoded totals summed in order, and their encoded per-segment statistics
+    decoded (``None`` when they were not collected), ready for :func:`finish`."""
+    decoded = None if batches is None else [decode_batch(family, data) for data in batches]
+    return sum_encoded(family, config, totals), decoded
 
 
 def _sum_in_order(items: Sequence[Stats]) -> Stats:
