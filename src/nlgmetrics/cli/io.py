@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .._files import STDIN, InputFileError, decode_utf8, display_name, iter_lines, read_bytes, read_text
@@ -33,6 +33,8 @@ __all__ = [
     "Column",
     "decode_utf8",
     "display_name",
+    "json_kind",
+    "jsonl_objects",
     "looks_like_docvqa",
     "read_bytes",
     "read_docvqa",
@@ -93,7 +95,8 @@ def read_lines(path: str, option: str) -> Column:
 
 
 # ---------------------------------------------------------------------------------------------------- JSON
-def _type_name(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """How a message names the kind of a JSON value (``"an object"``, ``"a number"``, ``"null"``, ...)."""
     return {
         dict: "an object",
         list: "a list",
@@ -107,7 +110,7 @@ def _type_name(value: Any) -> str:
 
 def check_text(value: Any, where: str, field: str) -> str:
     if not isinstance(value, str):
-        raise CLIInputError(f"{where}: field {field!r} is {_type_name(value)}; expected a string")
+        raise CLIInputError(f"{where}: field {field!r} is {json_kind(value)}; expected a string")
     return value
 
 
@@ -121,10 +124,10 @@ def check_references(value: Any, where: str, field: str) -> list[str]:
         for j, item in enumerate(value):
             if not isinstance(item, str):
                 raise CLIInputError(
-                    f"{where}: field {field!r} item {j} is {_type_name(item)}; expected a string or a list of strings"
+                    f"{where}: field {field!r} item {j} is {json_kind(item)}; expected a string or a list of strings"
                 )
         return list(value)
-    raise CLIInputError(f"{where}: field {field!r} is {_type_name(value)}; expected a string or a list of strings")
+    raise CLIInputError(f"{where}: field {field!r} is {json_kind(value)}; expected a string or a list of strings")
 
 
 def _pick(obj: dict[str, Any], names: Sequence[str], where: str, option: str) -> tuple[str, Any]:
@@ -148,9 +151,19 @@ def read_jsonl(
     chooses the name (for the error message); ``convert`` checks and converts each value (``None``: as is).
     """
     name = display_name(path)
-    lines = iter_lines(path, option)
     columns: list[list[Any]] = [[] for _ in fields]
-    for i, line in enumerate(lines):
+    for where, obj in jsonl_objects(path, option):
+        for col, (names, field_option), conv in zip(columns, fields, convert, strict=True):
+            key, value = _pick(obj, names, where, field_option)
+            col.append(conv(value, where, key) if conv is not None else value)
+    return [Column(f"{option} {name}", col, _line_locator(name)) for col in columns]
+
+
+def jsonl_objects(path: str, option: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The JSON object on each line of a JSON Lines file, with its ``file:line`` for messages; an empty line, a
+    line that is not JSON (or is nested too deeply to read) and a value that is not an object are errors."""
+    name = display_name(path)
+    for i, line in enumerate(iter_lines(path, option)):
         where = f"{name}:{i + 1}"
         if not line.strip():
             raise CLIInputError(f"{where}: empty line; JSON Lines needs one JSON object on every line")
@@ -161,11 +174,8 @@ def read_jsonl(
         except RecursionError:
             raise CLIInputError(f"{where}: the JSON is nested too deeply to read") from None
         if not isinstance(obj, dict):
-            raise CLIInputError(f"{where}: expected a JSON object, got {_type_name(obj)}")
-        for col, (names, field_option), conv in zip(columns, fields, convert, strict=True):
-            key, value = _pick(obj, names, where, field_option)
-            col.append(conv(value, where, key) if conv is not None else value)
-    return [Column(f"{option} {name}", col, _line_locator(name)) for col in columns]
+            raise CLIInputError(f"{where}: expected a JSON object, got {json_kind(obj)}")
+        yield where, obj
 
 
 def looks_like_docvqa(text: str) -> bool:
@@ -193,7 +203,7 @@ def read_docvqa(
     if not isinstance(data, list):
         raise CLIInputError(
             f"{name}: expected the DocVQA layout, a JSON list of objects with {pred_field!r} and {ref_field!r}; "
-            f"got {_type_name(data)}"
+            f"got {json_kind(data)}"
         )
 
     def locate(i: int) -> str:
@@ -204,7 +214,7 @@ def read_docvqa(
     for i, obj in enumerate(data):
         where = locate(i)
         if not isinstance(obj, dict):
-            raise CLIInputError(f"{where}: expected a JSON object, got {_type_name(obj)}")
+            raise CLIInputError(f"{where}: expected a JSON object, got {json_kind(obj)}")
         _, p = _pick(obj, [pred_field], where, "--pred-field")
         _, r = _pick(obj, [ref_field], where, "--ref-field")
         preds.append(check_text(p, where, pred_field))

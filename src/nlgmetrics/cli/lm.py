@@ -19,29 +19,22 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from typing import Any
 
 import numpy as np
 
 from .command import FamilyCommand, outcome_of
-from .io import CLIInputError, display_name, read_text, split_lines
+from .io import CLIInputError, display_name, json_kind, jsonl_objects
 
 __all__ = ["PERPLEXITY_COMMAND", "PerplexityCommand"]
 
 LOGPROB_FIELDS = ("logprobs", "prediction")
 
 
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
-        type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__
-    )
-
-
 def _number(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise CLIInputError(f"{where} is {_kind(value)}; expected a number (a log-probability)")
+        raise CLIInputError(f"{where} is {json_kind(value)}; expected a number (a log-probability)")
     return float(value)
 
 
@@ -56,7 +49,7 @@ def parse_logprobs(value: Any, where: str) -> tuple[list[float], int | None]:
             f"{where} is an object without 'content' or 'token_logprobs'; expected a list of log-probabilities"
         )
     if not isinstance(value, list):
-        raise CLIInputError(f"{where} is {_kind(value)}; expected a list of log-probabilities")
+        raise CLIInputError(f"{where} is {json_kind(value)}; expected a list of log-probabilities")
     values: list[float] = []
     n_bytes: int | None = 0
     for j, item in enumerate(value):
@@ -91,16 +84,7 @@ def read_logprob_lines(
     names = [pred_field] if pred_field else list(LOGPROB_FIELDS)
     sequences: list[np.ndarray] = []
     byte_counts: list[int | None] = []
-    for i, line in enumerate(split_lines(read_text(path, "--pred"))):
-        where = f"{name}:{i + 1}"
-        if not line.strip():
-            raise CLIInputError(f"{where}: empty line; JSON Lines needs one JSON object on every line")
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise CLIInputError(f"{where}: invalid JSON at column {e.colno}: {e.msg}") from None
-        if not isinstance(obj, dict):
-            raise CLIInputError(f"{where}: expected a JSON object, got {_kind(obj)}")
+    for where, obj in jsonl_objects(path, "--pred"):
         field = next((n for n in names if n in obj), None)
         if field is None:
             present = ", ".join(repr(k) for k in obj) or "none"
@@ -117,7 +101,9 @@ def read_logprob_lines(
         elif text_field is not None:
             text = obj.get(text_field)
             if not isinstance(text, str):
-                raise CLIInputError(f"{where}: field {text_field!r} (--text-field) is {_kind(text)}; expected a string")
+                raise CLIInputError(
+                    f"{where}: field {text_field!r} (--text-field) is {json_kind(text)}; expected a string"
+                )
             byte_counts.append(len(text.encode("utf-8")))
         else:
             byte_counts.append(token_bytes)
