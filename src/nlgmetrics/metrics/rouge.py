@@ -44,12 +44,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import add
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets, check_pairs
+from .._np import is_numpy_bool, is_numpy_number, loaded
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
@@ -82,15 +82,8 @@ DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 PARALLEL_MIN_SEGMENTS = 2000
 
 
-def _numpy_kind(value: Any, kind: str) -> bool:
-    """Whether ``value`` is a numpy ``integer`` or ``bool_`` (``kind``), without importing numpy: a value cannot be
-    one unless numpy is loaded (this module imports it only where a large batch needs it)."""
-    np_module = sys.modules.get("numpy")
-    return np_module is not None and isinstance(value, getattr(np_module, kind))
-
-
 def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> None:
-    if isinstance(value, bool) or not (isinstance(value, int) or _numpy_kind(value, "integer")) or value < minimum:
+    if isinstance(value, bool) or not (isinstance(value, int) or is_numpy_number(value, "i")) or value < minimum:
         raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if maximum is not None and value > maximum:
         raise InvalidInputError(f"{name} must be <= {maximum:,}, got {value!r}")
@@ -180,7 +173,7 @@ class RougeConfig:
             raise unknown_option("stemmer", self.stemmer, list(STEMMERS))
         for flag in ("use_stemmer", "remove_stopwords"):
             value = getattr(self, flag)
-            if not (isinstance(value, bool) or _numpy_kind(value, "bool_")):
+            if not (isinstance(value, bool) or is_numpy_bool(value)):
                 raise InvalidInputError(f"{flag} must be True or False, got {value!r}")
         if self.multi_ref not in MULTI_REF:
             raise unknown_option("multi_ref", self.multi_ref, list(MULTI_REF))
@@ -499,7 +492,7 @@ def _row_path(n: int, config: RougeConfig) -> bool:
     the batch is not spread over worker processes. Both paths sum the same values with ``math.fsum``."""
     if n <= SMALL_CALL:
         return True
-    return "numpy" not in sys.modules and (config.workers == 1 or n < PARALLEL_MIN_SEGMENTS)
+    return loaded() is None and (config.workers == 1 or n < PARALLEL_MIN_SEGMENTS)
 
 
 class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
