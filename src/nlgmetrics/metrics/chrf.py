@@ -24,25 +24,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets
-from ..algorithms import ngrams as _ngrams
+from .._np import is_array, loaded
 from ..algorithms.native import has_native, native
-from ..algorithms.ngrams import (
-    ReferenceCache,
-    build_index,
-    clipped_counts,
-    codepoint_streams,
-    vocabulary_streams,
-)
+from ..algorithms.refcache import ReferenceCache, disk_cache_set
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from .base import MAX_ORDER, Family, Result, check_integer, check_number
 from .bleu import SACREBLEU_VERSION
+
+# numpy (and the n-gram index built on it) is imported where a path needs it: a fresh process scoring a corpus on
+# the compiled counters takes the row path and never imports it; the formula tells arrays from numbers without it
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["CHRF", "CHRFConfig", "CHRFResult", "CHRFStats", "chrf", "chrf_from_stats", "sentence_chrf"]
 
@@ -123,12 +120,14 @@ class CHRFResult(Result):
 
 # ---------------------------------------------------------------------------------------------- formula
 def _at(values: Any, i: int) -> Any:
-    return values[:, i] if isinstance(values, np.ndarray) else values[i]
+    return values[:, i] if is_array(values) else values[i]
 
 
 def _ratio(num: Any, den: Any, default: float) -> Any:
     """``num / den if den > 0 else default`` for numbers (any numeric type, kept as is) and arrays alike."""
-    if isinstance(den, np.ndarray):
+    if is_array(den):
+        import numpy as np
+
         out = np.full(den.shape, default, dtype=np.float64)
         return np.divide(num, den, out=out, where=den > 0)
     return num / den if den > 0 else default
@@ -144,7 +143,7 @@ def _f_parts(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any, Any]:
     effective_order: Any = 0
     avg_prec: Any = 0.0
     avg_rec: Any = 0.0
-    if not isinstance(stats.hyp, np.ndarray):  # numbers: the same operations, without the array helpers
+    if not is_array(stats.hyp):  # numbers: the same operations, without the array helpers
         hyp, ref, match = stats.hyp, stats.ref, stats.match
         for i in range(cfg.order):
             n_hyp, n_ref, n_match = hyp[i], ref[i], match[i]
@@ -163,6 +162,8 @@ def _f_parts(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any, Any]:
         rec = _ratio(n_match, n_ref, eps)
         denom = factor * prec + rec
         score += _ratio((1 + factor) * prec * rec, denom, eps)
+        import numpy as np  # arrays only: numbers took the path above
+
         both = (n_hyp > 0) & (n_ref > 0) if isinstance(n_hyp, np.ndarray) else (n_hyp > 0 and n_ref > 0)
         if isinstance(both, np.ndarray):
             avg_prec = avg_prec + np.where(both, prec, 0.0)
@@ -186,13 +187,17 @@ def _torchmetrics_f(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
         n_hyp, n_ref, n_match = _at(stats.hyp, i), _at(stats.ref, i), _at(stats.match, i)
         prec = _ratio(n_match, n_hyp, 0.0)
         rec = _ratio(n_match, n_ref, 0.0)
-        denom = (
-            np.maximum(factor * prec + rec, _EPS) if isinstance(prec, np.ndarray) else max(factor * prec + rec, _EPS)
-        )
+        denom = max(factor * prec + rec, _EPS) if not is_array(prec) else _array_max(factor * prec + rec, _EPS)
         f_sum = f_sum + (1 + factor) * prec * rec / denom
         p_sum = p_sum + prec
         r_sum = r_sum + rec
     return f_sum / cfg.order, p_sum / cfg.order, r_sum / cfg.order  # on 0-1, as torchmetrics
+
+
+def _array_max(values: np.ndarray, floor: float) -> np.ndarray:
+    import numpy as np
+
+    return np.maximum(values, floor)
 
 
 def _f_score(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
@@ -200,7 +205,7 @@ def _f_score(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
         return _torchmetrics_f(stats, cfg)
     score, avg_prec, avg_rec, effective_order = _f_parts(stats, cfg)
     factor = cfg.beta**2
-    if isinstance(effective_order, np.ndarray):
+    if is_array(effective_order):
         avg_prec = _ratio(avg_prec, effective_order, 0.0)
         avg_rec = _ratio(avg_rec, effective_order, 0.0)
     elif effective_order == 0:
@@ -210,7 +215,9 @@ def _f_score(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
         avg_rec /= effective_order
     if cfg.eps_smoothing:
         return 100 * score / cfg.order, avg_prec, avg_rec
-    if isinstance(avg_prec, np.ndarray):
+    if is_array(avg_prec):
+        import numpy as np
+
         top = (1 + factor) * avg_prec * avg_rec
         f = _ratio(top, np.where(avg_prec + avg_rec != 0, (factor * avg_prec) + avg_rec, 0.0), 0.0)
         return 100 * f, avg_prec, avg_rec
@@ -232,7 +239,7 @@ def chrf_from_stats(stats: CHRFStats, cfg: CHRFConfig) -> CHRFResult:
     """The chrF formula on summed statistics (or, vectorised, on per-segment columns)."""
     score, avg_prec, avg_rec = _f_score(stats, cfg)
     name = f"chrF{cfg.beta}" + "+" * cfg.word_order
-    if isinstance(score, np.ndarray):
+    if is_array(score):
         return CHRFResult(score=score, name=name, precision=100 * avg_prec, recall=100 * avg_rec)
     signature = None if cfg.convention != "sacrebleu" else _sacrebleu_signature(stats, cfg)
     return CHRFResult(
@@ -289,6 +296,8 @@ def _char_texts(lines: Sequence[str], cfg: CHRFConfig) -> list[str]:
 
 def _segments_and_columns(refs: ReferenceSets) -> tuple[np.ndarray, np.ndarray]:
     """The segment of each reference and its position among the segment's references."""
+    import numpy as np
+
     if refs.starts is None:
         return np.arange(len(refs.flat), dtype=np.int64), np.zeros(len(refs.flat), dtype=np.int64)
     counts = refs.counts()
@@ -298,6 +307,8 @@ def _segments_and_columns(refs: ReferenceSets) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _reference_side(refs: ReferenceSets, cfg: CHRFConfig) -> tuple[Any, ...]:
+    from ..algorithms.ngrams import build_index, codepoint_streams, vocabulary_streams
+
     flat = [r.lower() for r in refs.flat] if cfg.lowercase else refs.flat
     seg, col = _segments_and_columns(refs)
     char_index = None
@@ -316,6 +327,8 @@ def _reference_side(refs: ReferenceSets, cfg: CHRFConfig) -> tuple[Any, ...]:
 def _side_counts(index: Any, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
     """Hypothesis and reference n-gram counts per (segment, reference column, order); under sacrebleu the
     hypothesis counts 0 for an order the reference does not reach (sacrebleu counts no hypothesis n-gram then)."""
+    import numpy as np
+
     ref_len = np.zeros((index.n_units, index.columns), dtype=np.int64)
     ref_len[index.stream_unit, index.stream_column] = index.stream_lengths
     return _counts_of(ref_len, hyp_len, orders, cfg)
@@ -323,6 +336,8 @@ def _side_counts(index: Any, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) 
 
 def _counts_of(ref_len: np.ndarray, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
     """Hypothesis and reference n-gram counts per (segment, reference column, order) from the lengths."""
+    import numpy as np
+
     n = np.arange(1, orders + 1, dtype=np.int64)[None, None, :]
     ref_count = np.maximum(ref_len[:, :, None] - n + 1, 0)
     hyp_count = np.maximum(hyp_len[:, None, None] - n + 1, 0)
@@ -339,10 +354,10 @@ SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger b
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
     """The statistics of a few segments: the same counts as the corpus path (``algorithms.ngrams``), from the
     compiled small-batch counter, without numpy arrays; the best reference is chosen by the same formula."""
-    starts = [] if refs.starts is None else refs.starts.tolist()
+    starts = refs.offsets or []
     sides = _sides(preds, refs, cfg)
     per_side = [native().clipped_matches(h, r, starts, k, True) for h, r, k in sides]
-    counts = [1] * len(preds) if refs.starts is None else refs.counts().tolist()
+    counts = refs.count_list()
     rows = []
     at = 0
     for seg, k in enumerate(counts):
@@ -387,10 +402,12 @@ def _sides(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> list[tuple
 def _native_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
     """Hypothesis, reference and matched n-grams per (segment, reference column, order), from the compiled
     counter: the numbers of the index path (``_index_counts``), without an index."""
+    import numpy as np
+
     seg, col = _segments_and_columns(refs)
     n_seg, n_flat = len(preds), len(refs.flat)
     columns = int(col.max()) + 1
-    starts = [] if refs.starts is None else refs.starts.tolist()
+    starts = refs.offsets or []
     hyp_parts, ref_parts, match_parts = [], [], []
     for h, r, orders in _sides(preds, refs, cfg):
         per = native().clipped_matches(h, r, starts, orders, True)
@@ -409,6 +426,10 @@ def _native_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tu
 
 def _index_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
     """The same counts from the references' n-gram index (``algorithms.ngrams``), kept in the reference cache."""
+    import numpy as np
+
+    from ..algorithms.ngrams import clipped_counts, codepoint_streams, vocabulary_streams
+
     layout = None if refs.starts is None else refs.starts.tobytes()
     key = (
         "chrf",
@@ -446,11 +467,15 @@ NATIVE_CORPUS = True
 
 
 def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
-    # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path
+    # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path. While numpy
+    # is not loaded, a batch of any size takes the rows: importing numpy would cost a fresh process more than the
+    # columns save it (the counts and the choice of reference are the same)
     native_ok = has_native()
-    if len(preds) <= SMALL and native_ok and cfg.convention == "sacrebleu":
+    if (len(preds) <= SMALL or loaded() is None) and native_ok and cfg.convention == "sacrebleu":
         return _small_batch(preds, refs, cfg)
-    if NATIVE_CORPUS and native_ok and _ngrams._DISK_DIR is None:
+    import numpy as np
+
+    if NATIVE_CORPUS and native_ok and not disk_cache_set():
         hyp_c, ref_c, match_c = _native_counts(preds, refs, cfg)
     else:
         hyp_c, ref_c, match_c = _index_counts(preds, refs, cfg)

@@ -1,0 +1,38 @@
+"""A fresh process scoring a corpus with BLEU, chrF or ROUGE never imports numpy (its import costs more than
+scoring a few thousand segments), with one reference per segment or several, beyond every small-batch limit."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from nlgmetrics.algorithms.native import has_native
+
+pytestmark = pytest.mark.skipif(not has_native(), reason="without the compiled kernels the numpy paths count")
+
+CALLS = """
+import sys
+import nlgmetrics as nm
+n = 300  # beyond BLEU's and chrF's SMALL and BLEU's ROWS_13A
+preds = [f"the cat {i} sat on the mat, 猫が座った。" for i in range(n)]
+single = [f"the cat {i} is on the mat" for i in range(n)]
+multi = [[f"the cat {i} is on the mat", "a cat sat on the mat", "ＡＢＣ 東京"] for i in range(n)]
+for refs in (single, multi):
+    nm.bleu(preds, refs)
+    for options in ({"tokenize": "intl"}, {"tokenize": "char"}, {"preset": "nltk"}, {"preset": "moses"},
+                    {"preset": "torchmetrics"}, {"ref_length": "shortest"}):
+        nm.bleu(preds, refs, **options)
+    nm.chrf(preds, refs)
+    nm.chrf(preds, refs, preset="chrf++")
+    nm.rouge(preds, refs, use_stemmer=True)
+    nm.rouge(preds, refs, preset="rouge155", use_stemmer=True)
+    nm.rouge(preds * 4, refs * 4, preset="rouge-score", use_stemmer=True)  # beyond ROUGE's SMALL_CALL
+print(sorted(m for m in sys.modules if m == "numpy" or m.startswith("nlgmetrics.algorithms.ngrams")))
+"""
+
+
+def test_cold_corpus_calls_do_not_import_numpy() -> None:
+    out = subprocess.run([sys.executable, "-c", CALLS], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stderr
