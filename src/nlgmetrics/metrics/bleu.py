@@ -337,6 +337,11 @@ class _BLEUBatch(StatsBatch[BLEUStats]):
         if self._rows is not None:
             yield from self._rows
             return
+        if self._lists is not None:
+            lists = self._lists
+            for values in zip(*(lists[name] for name in BLEUStats.field_names()), strict=True):
+                yield BLEUStats(*values)
+            return
         # every column to Python numbers at once: per-segment results (sentence_bleu of a list) read every row
         names = list(self.columns)
         for values in zip(*(column.tolist() for column in self.columns.values()), strict=True):
@@ -346,7 +351,7 @@ class _BLEUBatch(StatsBatch[BLEUStats]):
     def _keep_tail(self, out: BLEUStats) -> BLEUStats:
         if len(self) == 0:
             return out
-        if len(self) == 1 and self._rows is not None:
+        if len(self) == 1 and (self._rows is not None or self._lists is not None):
             return out  # one segment: its own tail
         last = self[len(self) - 1]
         tail: dict[str, Any] = {name: int(getattr(last, name)) for name in _TAIL_FIELDS}
@@ -498,20 +503,49 @@ def _closest_lengths(
     return out, counts
 
 
+def _length_row(h: int, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The n-gram totals of orders 1..n of a hypothesis of ``h`` tokens, and whether it is too short for each."""
+    return tuple([h - k if h > k else 0 for k in range(n)]), tuple([int(h <= k) for k in range(n)])
+
+
 def _rows(
     matches: list[Any], hyp_lens: list[int], ref_lens: list[int], refs: ReferenceSets, cfg: BLEUConfig, orders: int
 ) -> StatsBatch[BLEUStats]:
-    """Per-segment statistics as Python rows; ``matches[seg]`` are the clipped matches of orders 1..orders."""
+    """Per-segment statistics as Python lists, one per field (no numpy); ``matches[seg]`` are the clipped matches of
+    orders 1..orders (a tuple or a list)."""
     closest, counts = _closest_lengths(ref_lens, hyp_lens, refs, cfg)
     n = cfg.order
     tail = cfg.needs_tail5
-    rows = []
-    for m, h, r, k in zip(matches, hyp_lens, closest, counts, strict=True):
-        totals = [max(h - order + 1, 0) for order in range(1, orders + 1)]
-        tail5 = (m[_TAIL_ORDER - 1], totals[_TAIL_ORDER - 1]) if tail else (0, 0)
-        short = tuple([int(t == 0) for t in totals[:n]])
-        rows.append(BLEUStats(tuple(m[:n]), tuple(totals[:n]), short, h, r, 1, k, k * k, 1, h, *tail5))
-    return _BLEUBatch.from_rows(BLEUStats, rows)
+    if len(hyp_lens) == 1:  # one segment (a one-pair call): its row, without the lists around it
+        h, m, k = hyp_lens[0], matches[0], counts[0]
+        totals, short = _length_row(h, n)
+        tail5 = (m[_TAIL_ORDER - 1], max(h - _TAIL_ORDER + 1, 0)) if tail else (0, 0)
+        row = BLEUStats(tuple(m[:n]), totals, short, h, closest[0], 1, k, k * k, 1, h, *tail5)
+        return _BLEUBatch.from_rows(BLEUStats, [row])
+    n_seg = len(hyp_lens)
+    by_length = {h: _length_row(h, n) for h in set(hyp_lens)}  # the totals depend on the length only
+    ones = [1] * n_seg
+    if tail:
+        tail_matches = [m[_TAIL_ORDER - 1] for m in matches]
+        tail_totals = [max(h - _TAIL_ORDER + 1, 0) for h in hyp_lens]
+    else:
+        tail_matches = tail_totals = [0] * n_seg
+    lists: dict[str, list[Any]] = {  # in field order
+        "matches": [tuple(m[:n]) for m in matches] if orders != n or type(matches[0]) is not tuple else matches,
+        "totals": [by_length[h][0] for h in hyp_lens],
+        "short": [by_length[h][1] for h in hyp_lens],
+        "hyp_len": hyp_lens,
+        "ref_len": closest,
+        "n_segments": ones,
+        "n_refs": counts,
+        "n_refs_sq": counts if refs.offsets is None else [k * k for k in counts],
+        "tail": ones,
+        "tail_hyp_len": hyp_lens,
+        "tail_matches5": tail_matches,
+        "tail_total5": tail_totals,
+        "sentence_sum": [0.0] * n_seg,
+    }
+    return _BLEUBatch.from_lists(BLEUStats, lists)
 
 
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> StatsBatch[BLEUStats]:
@@ -533,7 +567,11 @@ def _native_13a(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: 
     flat, hyp_lens, ref_lens = native().bleu_13a(_lower(preds, cfg), _lower(refs.flat, cfg), refs.offsets or [], orders)
     n_seg = len(preds)
     if (n_seg <= ROWS_13A or loaded() is None) and cfg.average != "sentence":
-        matches = [flat[i : i + orders] for i in range(0, n_seg * orders, orders)]
+        n = cfg.order  # the orders the statistics keep (the kernel may count a 5th for NLTK's tail)
+        if orders == n:
+            matches = [tuple(flat[i : i + n]) for i in range(0, n_seg * n, n)]
+        else:
+            matches = [flat[i : i + orders] for i in range(0, n_seg * orders, orders)]
         return _rows(matches, hyp_lens, ref_lens, refs, cfg, orders)
     import numpy as np
 

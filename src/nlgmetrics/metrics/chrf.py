@@ -352,39 +352,59 @@ SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger b
 
 
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
-    """The statistics of a few segments: the same counts as the corpus path (``algorithms.ngrams``), from the
-    compiled small-batch counter, without numpy arrays; the best reference is chosen by the same formula."""
+    """The statistics of a batch from the compiled counter, as Python lists (no numpy): the same counts as the
+    corpus path (``algorithms.ngrams``); the best reference is chosen by the same formula."""
     starts = refs.offsets or []
-    sides = _sides(preds, refs, cfg)
-    per_side = [native().clipped_matches(h, r, starts, k, True) for h, r, k in sides]
     counts = refs.count_list()
-    rows = []
-    at = 0
-    for seg, k in enumerate(counts):
-        best: CHRFStats | None = None
-        best_f = 0.0
-        for j in range(k):
-            hyp_c: list[int] = []
-            ref_c: list[int] = []
-            match_c: list[int] = []
-            for (h, r, orders), matches in zip(sides, per_side, strict=True):
-                hl, rl = len(h[seg]), len(r[at + j])
-                for n in range(1, orders + 1):
-                    rc = max(rl - n + 1, 0)
-                    ref_c.append(rc)
-                    hyp_c.append(max(hl - n + 1, 0) if rc > 0 else 0)  # sacrebleu counts none then
-                match_c.extend(matches[seg][j])
-            unit = CHRFStats(tuple(hyp_c), tuple(ref_c), tuple(match_c), 1, k, k * k)
-            if k == 1:
-                best = unit
-                break
-            f = _f_score(unit, cfg)[0]
-            if best is None or f > best_f:  # the first of equals, as sacrebleu keeps it
-                best, best_f = unit, f
-        assert best is not None
-        rows.append(best)
-        at += k
-    return StatsBatch.from_rows(CHRFStats, rows)
+    # each (segment, reference) pair: its hypothesis, reference and matched n-grams, orders of every side in turn
+    seg_of_pair = None if refs.offsets is None else [seg for seg, k in enumerate(counts) for _ in range(k)]
+    hyp_p: list[tuple[int, ...]] = []
+    ref_p: list[tuple[int, ...]] = []
+    match_p: list[tuple[int, ...]] = []
+    for h, r, orders in _sides(preds, refs, cfg):
+        per_seg = native().clipped_matches(h, r, starts, orders, True)
+        hyp_lens = list(map(len, h)) if seg_of_pair is None else [len(h[seg]) for seg in seg_of_pair]
+        ref_lens = list(map(len, r))
+        # the n-gram counts of orders 1..orders of a sequence depend on its length only: once per distinct length
+        table = {n: tuple([n - i if n > i else 0 for i in range(orders)]) for n in {*hyp_lens, *ref_lens}}
+        refs_c = [table[rl] for rl in ref_lens]
+        # sacrebleu counts no hypothesis n-gram of an order the reference does not reach
+        hyps_c = [
+            table[hl] if rl >= hl or rl >= orders else table[hl][:rl] + (0,) * (orders - rl)
+            for hl, rl in zip(hyp_lens, ref_lens, strict=True)
+        ]
+        matches_c = [tuple(m) for ms in per_seg for m in ms]
+        if not hyp_p:
+            hyp_p, ref_p, match_p = hyps_c, refs_c, matches_c
+        else:  # the word orders after the character orders
+            hyp_p = [a + b for a, b in zip(hyp_p, hyps_c, strict=True)]
+            ref_p = [a + b for a, b in zip(ref_p, refs_c, strict=True)]
+            match_p = [a + b for a, b in zip(match_p, matches_c, strict=True)]
+    if seg_of_pair is not None:  # keep each segment's best reference (the first of equals, as sacrebleu)
+        keep = []
+        at = 0
+        for k in counts:
+            best, best_f = at, 0.0
+            if k > 1:
+                for j in range(at, at + k):
+                    f = _f_score(CHRFStats(hyp_p[j], ref_p[j], match_p[j], 1, k, k * k), cfg)[0]
+                    if j == at or f > best_f:
+                        best, best_f = j, f
+            keep.append(best)
+            at += k
+        hyp_p, ref_p, match_p = [hyp_p[j] for j in keep], [ref_p[j] for j in keep], [match_p[j] for j in keep]
+    if len(counts) == 1:  # one segment (a one-pair call): its row
+        k = counts[0]
+        return StatsBatch.from_rows(CHRFStats, [CHRFStats(hyp_p[0], ref_p[0], match_p[0], 1, k, k * k)])
+    lists: dict[str, list[Any]] = {
+        "hyp": hyp_p,
+        "ref": ref_p,
+        "match": match_p,
+        "n_segments": [1] * len(counts),
+        "n_refs": counts,
+        "n_refs_sq": counts if seg_of_pair is None else [k * k for k in counts],
+    }
+    return StatsBatch.from_lists(CHRFStats, lists)
 
 
 def _sides(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> list[tuple[list[Any], list[Any], int]]:
