@@ -21,8 +21,8 @@ single = [f"the cat {i} is on the mat" for i in range(n)]
 multi = [[f"the cat {i} is on the mat", "a cat sat on the mat", "ＡＢＣ 東京"] for i in range(n)]
 for refs in (single, multi):
     nm.bleu(preds, refs)
-    for options in ({"tokenize": "intl"}, {"tokenize": "char"}, {"preset": "nltk"}, {"preset": "moses"},
-                    {"preset": "torchmetrics"}, {"ref_length": "shortest"}):
+    for options in ({"tokenize": "intl"}, {"tokenize": "zh"}, {"tokenize": "char"}, {"preset": "nltk"},
+                    {"preset": "moses"}, {"preset": "torchmetrics"}, {"ref_length": "shortest"}):
         nm.bleu(preds, refs, **options)
     nm.chrf(preds, refs)
     nm.chrf(preds, refs, preset="chrf++")

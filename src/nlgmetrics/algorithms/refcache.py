@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import collections
 import sys
-import threading
+from _thread import allocate_lock  # threading.Lock itself, without importing threading (a few ms)
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -24,7 +24,7 @@ class ReferenceCache:
     def __init__(self, maxsize: int = 4) -> None:
         self.maxsize = maxsize
         self._items: collections.OrderedDict[Hashable, Any] = collections.OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def get(self, key: Hashable, build: Callable[[], Any]) -> Any:
         with self._lock:

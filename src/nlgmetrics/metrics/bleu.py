@@ -61,7 +61,6 @@ import dataclasses
 import math
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets
@@ -72,7 +71,13 @@ from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
-from ..text.mt_tokenize import SACREBLEU_TOKENIZERS, perl_lowercase, perl_split, sacrebleu_tokenizer
+from ..text.mt_tokenize import (
+    SACREBLEU_TOKENIZERS,
+    SACREBLEU_VERSION,
+    perl_lowercase,
+    perl_split,
+    sacrebleu_tokenizer,
+)
 from ..text.registry import check_tokenizer_name, resolve_ja_mecab
 from .base import MAX_ORDER, Family, Result, check_integer, check_number
 
@@ -93,8 +98,6 @@ __all__ = [
     "sentence_bleu",
 ]
 
-#: The sacrebleu release whose numbers (and signature format) the ``sacrebleu`` convention reproduces.
-SACREBLEU_VERSION = "2.6.0"
 
 CONVENTIONS = ("sacrebleu", "nltk", "nltk-3.2", "moses", "coco", "nmt", "torchmetrics")
 _SMOOTHING = {
@@ -784,6 +787,8 @@ def _sacrebleu_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
 def _nltk_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
     """NLTK 3.10 ``corpus_bleu`` (and NLTK 3.2's unsmoothed variant), with NLTK's exact mix of ``Fraction`` and
     float arithmetic: each smoothing method keeps or replaces the same values by the same operations."""
+    from fractions import Fraction  # only here: its import costs a fresh process more than a small call
+
     n_max = cfg.order
     weights = cfg.weights if cfg.weights is not None else (1 / n_max,) * n_max
     nums = [int(x) for x in stats.matches]

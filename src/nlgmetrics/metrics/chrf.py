@@ -33,8 +33,8 @@ from ..algorithms.refcache import ReferenceCache, disk_cache_set
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
+from ..text.mt_tokenize import SACREBLEU_VERSION
 from .base import MAX_ORDER, Family, Result, check_integer, check_number
-from .bleu import SACREBLEU_VERSION
 
 # numpy (and the n-gram index built on it) is imported where a path needs it: a fresh process scoring a corpus on
 # the compiled counters takes the row path and never imports it; the formula tells arrays from numbers without it
