@@ -36,3 +36,17 @@ print(sorted(m for m in sys.modules if m == "numpy" or m.startswith("nlgmetrics.
 def test_cold_corpus_calls_do_not_import_numpy() -> None:
     out = subprocess.run([sys.executable, "-c", CALLS], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_bleu_and_chrf_commands_do_not_import_numpy(tmp_path) -> None:
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("".join(f"the cat {i} sat on the mat\n" for i in range(300)), encoding="utf-8")
+    ref.write_text("".join(f"the cat {i} is on the mat\n" for i in range(300)), encoding="utf-8")
+    code = (
+        "import sys\nfrom nlgmetrics.cli.main import main\n"
+        "for command in ('bleu', 'chrf'):\n"
+        f"    assert main([command, '--pred', {str(hyp)!r}, '--ref', {str(ref)!r}]) == 0\n"
+        "print('numpy' in sys.modules, file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.strip() == "False"
