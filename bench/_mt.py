@@ -141,11 +141,12 @@ def _cli(metric: str, preds: list[str], refs: list[str], rounds: int) -> list[tu
 def run(metric: str, argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=f"{metric}: cold, latency, warm and torch against the peers")
     ap.add_argument("--quick", action="store_true", help="smaller corpora and fewer rounds (under a minute)")
+    ap.add_argument("--rounds", type=int, default=0, help="rounds of the cold runs (default: 1 with --quick, else 3)")
     args = ap.parse_args(argv)
     q = args.quick
     n = 2_000 if q else 10_000
     slow_n = 200 if q else 1_000
-    rounds = 1 if q else 3
+    rounds = args.rounds or (1 if q else 3)
     h.header(metric, f"python bench/{metric}.py{' --quick' if q else ''}")
     _compile_bytecode()
     cold_rows: list[tuple[str, ...]] = []
