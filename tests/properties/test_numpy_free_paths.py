@@ -82,23 +82,23 @@ BLEU_OPTIONS = [
 ]
 
 
-def _split(pairs):
-    return [p for p, _ in pairs], [r for _, r in pairs]
+def _call(function, pairs, options, **extra):
+    """``function(predictions, references, preset=..., **options)`` on the pairs."""
+    options = dict(options)
+    preset = options.pop("preset", None)
+    return function([p for p, _ in pairs], [r for _, r in pairs], preset=preset, **options, **extra)
 
 
 @pytest.mark.parametrize("options", BLEU_OPTIONS)
 @settings(max_examples=20, deadline=None)
 @given(pairs=corpus)
 def test_bleu_without_numpy_gives_the_numpy_paths_numbers(options, pairs):
-    options = dict(options)
-    preset = options.pop("preset", None)
-    preds, refs = _split(pairs)
     with _without_numpy(bleu_module):
-        rows = nm.bleu(preds, refs, preset=preset, segments=True, **options)
-        rows_sentences = nm.sentence_bleu(preds, refs, preset=preset, **options)
+        rows = _call(nm.bleu, pairs, options, segments=True)
+        rows_sentences = _call(nm.sentence_bleu, pairs, options)
     with _numpy_columns((bleu_module, "SMALL"), (bleu_module, "ROWS_13A")):
-        columns = nm.bleu(preds, refs, preset=preset, segments=True, **options)
-        column_sentences = nm.sentence_bleu(preds, refs, preset=preset, **options)
+        columns = _call(nm.bleu, pairs, options, segments=True)
+        column_sentences = _call(nm.sentence_bleu, pairs, options)
     assert rows == columns
     assert rows.segments == columns.segments
     assert rows_sentences == column_sentences
@@ -119,15 +119,12 @@ CHRF_OPTIONS = [
 @settings(max_examples=20, deadline=None)
 @given(pairs=corpus)
 def test_chrf_without_numpy_gives_the_numpy_paths_numbers(options, pairs):
-    options = dict(options)
-    preset = options.pop("preset", None)
-    preds, refs = _split(pairs)
     with _without_numpy(chrf_module):
-        rows = nm.chrf(preds, refs, preset=preset, segments=True, **options)
+        rows = _call(nm.chrf, pairs, options, segments=True)
     with _numpy_columns((chrf_module, "SMALL")):
-        columns = nm.chrf(preds, refs, preset=preset, segments=True, **options)
+        columns = _call(nm.chrf, pairs, options, segments=True)
         with mock.patch.object(chrf_module, "NATIVE_CORPUS", False):  # the references' n-gram index
-            indexed = nm.chrf(preds, refs, preset=preset, segments=True, **options)
+            indexed = _call(nm.chrf, pairs, options, segments=True)
     assert rows == columns == indexed
     assert rows.segments == columns.segments == indexed.segments
 
@@ -147,7 +144,7 @@ ROUGE_OPTIONS = [
 def test_rouge_rows_at_any_size_give_the_numpy_columns_numbers(options, pairs):
     options = dict(options)
     cfg = ROUGE.make_config(options.pop("preset", None), **options)
-    preds, refs = _split(pairs)
+    preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
     with _without_numpy(rouge_module), mock.patch.object(rouge_module, "SMALL_CALL", 0):
         rows = ROUGE.compute(preds, refs, cfg, segments=True)
     with _numpy_columns((rouge_module, "_SMALL")):
