@@ -33,7 +33,7 @@ from rapidfuzz.distance import Levenshtein
 
 from .._inputs import ReferenceSets
 from ..algorithms.edit import expand_pairs, reduce_segments
-from ..algorithms.guard import check_items
+from ..algorithms.guard import check_items, check_pair
 from ..errors import unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
@@ -86,6 +86,8 @@ class ANLSStats(Stats):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ANLSResult(Result):
+    """The mean score over ``count`` questions; ``exact`` and ``cut`` as in :class:`ANLSStats`."""
+
     count: int = 0
     exact: int = 0
     cut: int = 0
@@ -96,6 +98,19 @@ def _upper_length(s: str) -> int:
     return len(s) if s.isascii() else len(s.upper())
 
 
+def _pair_scores(pred: str, ref: str, norm_pred: str, norm_ref: str, cfg: ANLSConfig) -> tuple[float, float, int]:
+    """One prediction against one answer (raw and normalised): the similarity, the score (the similarity where the
+    threshold keeps it, else 0.0) and whether the normalised strings match exactly. The kernel's per-pair
+    function."""
+    basis_p, basis_r = (pred, ref) if cfg.length_basis == "raw" else (norm_pred, norm_ref)
+    longest = max(_upper_length(basis_p), _upper_length(basis_r))
+    dist = Levenshtein.distance(norm_pred, norm_ref) / longest if longest else 0.0
+    sim = 1.0 - dist
+    # compare exactly the quantity each reference script compares, to reproduce its ties at the threshold
+    kept = sim >= cfg.threshold if cfg.threshold_on == "similarity" else dist < cfg.threshold
+    return sim, (sim if kept else 0.0), int(norm_pred == norm_ref)
+
+
 def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> StatsBatch[ANLSStats]:
     # Python lists throughout, no numpy: normalising the strings costs more than this loop, and a small call (or a
     # fresh process) does not pay for numpy's import or arrays.
@@ -104,26 +119,24 @@ def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> Stat
     flat_np, _, _ = expand_pairs([norm(p) for p in preds], refs)
     flat_nr = [norm(r) for r in flat_r]
     check_items("anls", "levenshtein", flat_np, flat_nr, starts)
-    basis_p, basis_r = (flat_p, flat_r) if cfg.length_basis == "raw" else (flat_np, flat_nr)
-    denominators = map(max, map(_upper_length, basis_p), map(_upper_length, basis_r))
-    threshold, on_similarity = cfg.threshold, cfg.threshold_on == "similarity"
-    sims: list[float] = []
-    scored: list[float] = []
-    for lev, den in zip(map(Levenshtein.distance, flat_np, flat_nr), denominators, strict=True):
-        dist = lev / den if den else 0.0
-        sim = 1.0 - dist
-        sims.append(sim)
-        # compare exactly the quantity each reference script compares, to reproduce its ties at the threshold
-        kept = sim >= threshold if on_similarity else dist < threshold
-        scored.append(sim if kept else 0.0)
-    exact_pair = [int(a == b) for a, b in zip(flat_np, flat_nr, strict=True)]
-    best = reduce_segments(scored, starts, "max")
-    raw_best = reduce_segments(sims, starts, "max")
-    exact = reduce_segments(exact_pair, starts, "max")
+    per_pair = map(_pair_scores, flat_p, flat_r, flat_np, flat_nr, [cfg] * len(flat_p))
+    sims, scored, exact_pair = zip(*per_pair, strict=True)
+    best = reduce_segments(list(scored), starts, "max")
+    raw_best = reduce_segments(list(sims), starts, "max")
+    exact = reduce_segments(list(exact_pair), starts, "max")
     cut = [int(b == 0.0 and r > 0.0) for b, r in zip(best, raw_best, strict=True)]
     return StatsBatch.from_lists(
         ANLSStats, {"score_sum": list(best), "count": [1] * len(preds), "exact": list(exact), "cut": cut}
     )
+
+
+def _anls_pair(prediction: str, reference: str, cfg: ANLSConfig) -> tuple[float, int, int, int]:
+    # the kernel's normalisation, guard and per-pair function on one pair
+    norm = get_normalizer(cfg.normalizer)
+    norm_pred, norm_ref = norm(prediction), norm(reference)
+    check_pair("anls", "levenshtein", norm_pred, norm_ref)
+    sim, score, exact = _pair_scores(prediction, reference, norm_pred, norm_ref, cfg)
+    return score, 1, exact, int(score == 0.0 and sim > 0.0)
 
 
 def anls_from_stats(stats: ANLSStats, cfg: ANLSConfig) -> ANLSResult:
@@ -137,6 +150,7 @@ ANLS: Family[ANLSConfig, ANLSStats, ANLSResult] = Family(
     config_cls=ANLSConfig,
     stats_cls=ANLSStats,
     kernel=_anls_kernel,
+    pair_kernel=_anls_pair,
     formula=anls_from_stats,
     presets={
         "docvqa": {"threshold_on": "similarity", "length_basis": "raw", "normalizer": "vqa"},

@@ -173,7 +173,7 @@ CATALOG: dict[str, Entry] = {
         "NIST as NLTK 3.10's corpus_nist or mteval-v13a.pl",
     ),
     "nls": _E(
-        "nlgmetrics.metrics.edit:NLS",
+        "nlgmetrics.metrics.nls:NLS",
         ("nls",),
         "NormalizedLevenshteinSimilarity",
         "normalised Levenshtein similarity, 1 - lev / max(len)",
