@@ -110,7 +110,9 @@ class Result:
         return result_to_arrow(self)
 
 
-@dataclasses.dataclass(frozen=True)
+# eq=False: a family is itself (equal to no other, hashable by identity); repr=False: see __repr__. Neither method
+# is then generated, which keeps the import cheaper.
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Family(Generic[C, S, R]):
     """One metric family: config, statistics, kernel and formula.
 
@@ -167,10 +169,16 @@ class Family(Generic[C, S, R]):
     pair_kernel: Callable[[str, str, C], tuple[Any, ...]] | None = None
 
     def __post_init__(self) -> None:
+        params = getattr(self.stats_cls, "__dataclass_params__", None)
+        if params is None or not params.frozen or not issubclass(self.stats_cls, Stats):
+            raise TypeError(f"{self.name}: the statistics must be a frozen dataclass deriving from Stats")
         if self.pair_kernel is not None and (self.uses_sources or self.inputs):
             raise ValueError(f"{self.name}: a pair_kernel takes a prediction and a reference, no sources or inputs")
         # configurations built so far, by (preset, options): a frozen config is resolved and validated once
         object.__setattr__(self, "_configs", {})
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
 
     # ----------------------------------------------------------------- configuration
     def option_names(self) -> tuple[str, ...]:
