@@ -228,6 +228,8 @@ class Stats:
     field and is a plain class: a dataclass costs its import a few hundred microseconds of generated code."""
 
     __slots__ = ()
+    if TYPE_CHECKING:  # what every subclass has (a dataclass's fields), for the type checker
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     #: Fields whose values are tuples, mapped to a default length (per-order counts and the like).
     tuple_fields: ClassVar[Mapping[str, int]] = {}
