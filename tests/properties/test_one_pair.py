@@ -121,3 +121,18 @@ def test_the_cost_guard_refuses_one_pair_as_in_a_batch(name: str) -> None:
     assert str(one.value).startswith("predictions[0] is too long for ")
     within = family.compute(prediction, reference, config)
     assert repr(within) == repr(family.compute([prediction], [reference], config))
+
+
+def test_one_pair_builds_no_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nlgmetrics as nm
+    from nlgmetrics.stats import StatsBatch
+
+    def no_batch(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a one-pair call built a batch")
+
+    monkeypatch.setattr(StatsBatch, "from_lists", no_batch)
+    assert nm.nls("kitten", "sitting").score == pytest.approx(1 - 3 / 7)
+    assert nm.anls("Denver", "denver").score == 1.0
+    assert nm.cer("abc", "abd").substitutions == 1
+    with pytest.raises(AssertionError, match="built a batch"):
+        nm.nls(["kitten"], ["sitting"])

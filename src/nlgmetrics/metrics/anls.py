@@ -26,7 +26,7 @@ cases in the real DocVQA data.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
@@ -98,17 +98,27 @@ def _upper_length(s: str) -> int:
     return len(s) if s.isascii() else len(s.upper())
 
 
-def _pair_scores(pred: str, ref: str, norm_pred: str, norm_ref: str, cfg: ANLSConfig) -> tuple[float, float, int]:
-    """One prediction against one answer (raw and normalised): the similarity, the score (the similarity where the
-    threshold keeps it, else 0.0) and whether the normalised strings match exactly. The kernel's per-pair
-    function."""
-    basis_p, basis_r = (pred, ref) if cfg.length_basis == "raw" else (norm_pred, norm_ref)
-    longest = max(_upper_length(basis_p), _upper_length(basis_r))
-    dist = Levenshtein.distance(norm_pred, norm_ref) / longest if longest else 0.0
-    sim = 1.0 - dist
-    # compare exactly the quantity each reference script compares, to reproduce its ties at the threshold
-    kept = sim >= cfg.threshold if cfg.threshold_on == "similarity" else dist < cfg.threshold
-    return sim, (sim if kept else 0.0), int(norm_pred == norm_ref)
+def _longest(basis_p: Sequence[str], basis_r: Sequence[str]) -> Iterator[int]:
+    """The denominator of each pair: the larger ``len(s.upper())`` of the two strings the length basis names."""
+    return map(max, map(_upper_length, basis_p), map(_upper_length, basis_r))
+
+
+def _similarities(
+    norm_preds: Sequence[str], norm_refs: Sequence[str], longest: Iterable[int], threshold: float, on_similarity: bool
+) -> tuple[list[float], list[float]]:
+    """Per pair of normalised strings: the similarity ``1 - lev / longest`` (1.0 where ``longest`` is 0), and the
+    score: the similarity where the threshold keeps it, else 0.0. The kernel's scoring loop, one pair at a time
+    (a one-pair call runs it on its pair)."""
+    sims: list[float] = []
+    scored: list[float] = []
+    for lev, den in zip(map(Levenshtein.distance, norm_preds, norm_refs), longest, strict=True):
+        dist = lev / den if den else 0.0
+        sim = 1.0 - dist
+        sims.append(sim)
+        # compare exactly the quantity each reference script compares, to reproduce its ties at the threshold
+        kept = sim >= threshold if on_similarity else dist < threshold
+        scored.append(sim if kept else 0.0)
+    return sims, scored
 
 
 def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> StatsBatch[ANLSStats]:
@@ -119,11 +129,13 @@ def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> Stat
     flat_np, _, _ = expand_pairs([norm(p) for p in preds], refs)
     flat_nr = [norm(r) for r in flat_r]
     check_items("anls", "levenshtein", flat_np, flat_nr, starts)
-    per_pair = map(_pair_scores, flat_p, flat_r, flat_np, flat_nr, [cfg] * len(flat_p))
-    sims, scored, exact_pair = zip(*per_pair, strict=True)
-    best = reduce_segments(list(scored), starts, "max")
-    raw_best = reduce_segments(list(sims), starts, "max")
-    exact = reduce_segments(list(exact_pair), starts, "max")
+    basis_p, basis_r = (flat_p, flat_r) if cfg.length_basis == "raw" else (flat_np, flat_nr)
+    longest = _longest(basis_p, basis_r)
+    sims, scored = _similarities(flat_np, flat_nr, longest, cfg.threshold, cfg.threshold_on == "similarity")
+    exact_pair = [int(a == b) for a, b in zip(flat_np, flat_nr, strict=True)]
+    best = reduce_segments(scored, starts, "max")
+    raw_best = reduce_segments(sims, starts, "max")
+    exact = reduce_segments(exact_pair, starts, "max")
     cut = [int(b == 0.0 and r > 0.0) for b, r in zip(best, raw_best, strict=True)]
     return StatsBatch.from_lists(
         ANLSStats, {"score_sum": list(best), "count": [1] * len(preds), "exact": list(exact), "cut": cut}
@@ -131,12 +143,14 @@ def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> Stat
 
 
 def _anls_pair(prediction: str, reference: str, cfg: ANLSConfig) -> tuple[float, int, int, int]:
-    # the kernel's normalisation, guard and per-pair function on one pair
+    # the kernel's normalisation, guard and scoring loop on one pair
     norm = get_normalizer(cfg.normalizer)
     norm_pred, norm_ref = norm(prediction), norm(reference)
     check_pair("anls", "levenshtein", norm_pred, norm_ref)
-    sim, score, exact = _pair_scores(prediction, reference, norm_pred, norm_ref, cfg)
-    return score, 1, exact, int(score == 0.0 and sim > 0.0)
+    basis = (prediction, reference) if cfg.length_basis == "raw" else (norm_pred, norm_ref)
+    on_similarity = cfg.threshold_on == "similarity"
+    (sim,), (score,) = _similarities((norm_pred,), (norm_ref,), _longest(*zip(basis)), cfg.threshold, on_similarity)
+    return score, 1, int(norm_pred == norm_ref), int(score == 0.0 and sim > 0.0)
 
 
 def anls_from_stats(stats: ANLSStats, cfg: ANLSConfig) -> ANLSResult:
