@@ -183,3 +183,9 @@ def wmt22_system(pair: str = "de-en") -> tuple[list[str], list[str]] | None:
     if not refs or not systems:
         return None
     return _lines(systems[0]), _lines(refs[0])
+
+
+def wmt22_references(pair: str = "de-en") -> list[list[str]] | None:
+    """Every reference of a WMT22 pair (A, B, ...), one list per reference set (None without the shared data)."""
+    paths = sorted((SHARED_DATA / "wmt22" / "references").glob(f"generaltest2022.{pair}.ref.*"))
+    return [_lines(p) for p in paths] if paths else None

@@ -14,7 +14,7 @@ from typing import Any
 
 import _harness as h
 import nlgmetrics as nm
-from _common import fmt_time, synthetic_mt, table, wmt22_system
+from _common import fmt_time, synthetic_mt, table, wmt22_references, wmt22_system
 
 # per metric: cold tools (code setting RESULT), a label for the slow peers' subset
 COLD = {
@@ -141,11 +141,12 @@ def _cli(metric: str, preds: list[str], refs: list[str], rounds: int) -> list[tu
 def run(metric: str, argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=f"{metric}: cold, latency, warm and torch against the peers")
     ap.add_argument("--quick", action="store_true", help="smaller corpora and fewer rounds (under a minute)")
+    ap.add_argument("--rounds", type=int, default=0, help="rounds of the cold runs (default: 1 with --quick, else 3)")
     args = ap.parse_args(argv)
     q = args.quick
     n = 2_000 if q else 10_000
     slow_n = 200 if q else 1_000
-    rounds = 1 if q else 3
+    rounds = args.rounds or (1 if q else 3)
     h.header(metric, f"python bench/{metric}.py{' --quick' if q else ''}")
     _compile_bytecode()
     cold_rows: list[tuple[str, ...]] = []
@@ -159,11 +160,25 @@ def run(metric: str, argv: list[str] | None = None) -> int:
     figures["cold_synthetic_cpu_vs_sacrebleu"] = res["sacrebleu"]["cpu"] / res["nlgmetrics"]["cpu"]
     wmt = wmt22_system("de-en")
     if wmt is not None:
-        wp, wr = wmt[0][: 500 if q else None], wmt[1][: 500 if q else None]
-        res = h.cold({k: COLD[metric][k] for k in ("nlgmetrics", "sacrebleu")}, wp, wr, rounds=rounds)
-        cold_rows += h.cold_table(f"WMT22 de-en, 1 system, {len(wp):,} segments", res, "nlgmetrics")
-        figures["cold_wmt22_vs_sacrebleu"] = res["sacrebleu"]["wall"] / res["nlgmetrics"]["wall"]
-        figures["cold_wmt22_cpu_vs_sacrebleu"] = res["sacrebleu"]["cpu"] / res["nlgmetrics"]["cpu"]
+        pair = {k: COLD[metric][k] for k in ("nlgmetrics", "sacrebleu")}
+        # the quick run scores the first 500 segments and the whole test set (1,984), the full run the whole set
+        for size, suffix in ((500, "_500"), (None, "")) if q else ((None, ""),):
+            wp, wr = wmt[0][:size], wmt[1][:size]
+            res = h.cold(pair, wp, wr, rounds=rounds if size is None else max(rounds, 3))
+            cold_rows += h.cold_table(f"WMT22 de-en, 1 system, {len(wp):,} segments", res, "nlgmetrics")
+            figures[f"cold_wmt22{suffix}_vs_sacrebleu"] = res["sacrebleu"]["wall"] / res["nlgmetrics"]["wall"]
+            figures[f"cold_wmt22{suffix}_cpu_vs_sacrebleu"] = res["sacrebleu"]["cpu"] / res["nlgmetrics"]["cpu"]
+        both = wmt22_references("de-en")
+        if both is not None and metric != "ter":  # sacrebleu's TER takes several references too, but slowly
+            refs2 = [list(r) for r in zip(*both, strict=True)]
+            multi = {
+                "nlgmetrics": COLD[metric]["nlgmetrics"],
+                "sacrebleu": COLD[metric]["sacrebleu"].replace("[refs]", "[list(r) for r in zip(*refs)]"),
+            }
+            res = h.cold(multi, wmt[0], refs2, rounds=max(rounds, 2))
+            cold_rows += h.cold_table(f"WMT22 de-en, {len(wmt[0]):,} segments x 2 references", res, "nlgmetrics")
+            figures["cold_wmt22_2refs_vs_sacrebleu"] = res["sacrebleu"]["wall"] / res["nlgmetrics"]["wall"]
+            figures["cold_wmt22_2refs_cpu_vs_sacrebleu"] = res["sacrebleu"]["cpu"] / res["nlgmetrics"]["cpu"]
     else:
         print("(shared data not found: WMT22 rows skipped)", file=sys.stderr)
     slow = {"nlgmetrics": COLD[metric]["nlgmetrics"], **SLOW[metric]}

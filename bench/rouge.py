@@ -210,12 +210,13 @@ def torch_section(args: argparse.Namespace) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller corpora and fewer rounds (under a minute)")
+    ap.add_argument("--rounds", type=int, default=0, help="rounds of the cold runs (default: 1 with --quick, else 3)")
     args = ap.parse_args(argv)
     q = args.quick
     args.cold_segments = 2_000 if q else 10_000
     args.slow_segments = 50 if q else 1_000
     args.summeval = 400 if q else 1_600
-    args.rounds = 1 if q else 3
+    args.rounds = args.rounds or (1 if q else 3)
     args.latency_rounds = 2 if q else 5
     args.latency_segments = 64 if q else 512
     args.torch_batches = 10 if q else 40

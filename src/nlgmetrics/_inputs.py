@@ -90,33 +90,59 @@ def check_predictions(predictions: Any, *, name: str = "predictions", allow_empt
 
 
 class ReferenceSets(Sequence[References]):
-    """Per-segment references, stored flat: ``flat`` holds every reference string and ``starts`` the offset of
-    each segment's first reference (``None`` when every segment has exactly one, the common fast path).
+    """Per-segment references, stored flat: ``flat`` holds every reference string and ``offsets`` the offset of
+    each segment's first reference as a Python list (``None`` when every segment has exactly one, the common fast
+    path; ``multi`` tells which). ``starts`` is the same offsets as an int64 numpy array, made on first use: the
+    paths that need no numpy (a fresh process scoring a corpus) read ``offsets`` and never import it.
 
     Indexing gives a segment's references as a tuple, so it reads like ``list[tuple[str, ...]]``.
     """
 
-    __slots__ = ("flat", "starts")
+    __slots__ = ("_starts", "flat", "offsets")
 
-    def __init__(self, flat: list[str], starts: np.ndarray | None = None) -> None:
+    def __init__(self, flat: list[str], starts: np.ndarray | list[int] | None = None) -> None:
         self.flat = flat
-        self.starts = starts
+        self._starts: np.ndarray | None = None
+        if starts is None:
+            self.offsets: list[int] | None = None
+        elif isinstance(starts, list):
+            self.offsets = starts
+        else:
+            self._starts = starts
+            self.offsets = [int(x) for x in starts.tolist()]
+
+    @property
+    def multi(self) -> bool:
+        """Whether the segments' references are laid out by offsets (some segment may have several)."""
+        return self.offsets is not None
+
+    @property
+    def starts(self) -> np.ndarray | None:
+        """``offsets`` as an int64 numpy array (``None`` with one reference per segment), made once."""
+        if self.offsets is None:
+            return None
+        if self._starts is None:
+            import numpy as np
+
+            self._starts = np.asarray(self.offsets, dtype=np.int64)
+        return self._starts
 
     def __len__(self) -> int:
-        return len(self.flat) if self.starts is None else len(self.starts)
+        return len(self.flat) if self.offsets is None else len(self.offsets)
 
     def _bounds(self, i: int) -> tuple[int, int]:
-        assert self.starts is not None
-        n = len(self.starts)
+        offsets = self.offsets
+        assert offsets is not None
+        n = len(offsets)
         if i < 0:
             i += n
         if not 0 <= i < n:
             raise IndexError(i)
-        end = int(self.starts[i + 1]) if i + 1 < n else len(self.flat)
-        return int(self.starts[i]), end
+        end = offsets[i + 1] if i + 1 < n else len(self.flat)
+        return offsets[i], end
 
     def __getitem__(self, i: int) -> References:  # type: ignore[override]
-        if self.starts is None:
+        if self.offsets is None:
             return (self.flat[i],)
         lo, hi = self._bounds(i)
         return tuple(self.flat[lo:hi])
@@ -125,15 +151,22 @@ class ReferenceSets(Sequence[References]):
         """Number of references of each segment."""
         import numpy as np
 
-        if self.starts is None:
+        if self.offsets is None:
             return np.ones(len(self.flat), dtype=np.int64)
-        return np.diff(np.append(self.starts, len(self.flat)))
+        return np.asarray(self.count_list(), dtype=np.int64)
+
+    def count_list(self) -> list[int]:
+        """Number of references of each segment, as a Python list (no numpy)."""
+        offsets = self.offsets
+        if offsets is None:
+            return [1] * len(self.flat)
+        return [b - a for a, b in zip(offsets, [*offsets[1:], len(self.flat)], strict=True)]
 
     def first(self) -> list[str]:
         """The first reference of each segment."""
-        if self.starts is None:
+        if self.offsets is None:
             return self.flat
-        return [self.flat[i] for i in self.starts.tolist()]
+        return [self.flat[i] for i in self.offsets]
 
     def __repr__(self) -> str:
         return f"ReferenceSets({[list(r) for r in self]!r})"
@@ -186,9 +219,7 @@ def check_references(
         raise InvalidInputError(f"{name}[{i}] is {describe(r)}; expected str or a list of str")
     if len(flat) == len(values):
         return ReferenceSets(flat)
-    import numpy as np
-
-    return ReferenceSets(flat, np.asarray(starts, dtype=np.int64))
+    return ReferenceSets(flat, starts)
 
 
 _STR = {str}

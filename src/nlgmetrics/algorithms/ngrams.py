@@ -27,14 +27,14 @@ The index of a set of references can be cached and reused for every system score
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import itertools
-import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
+
+from .refcache import ReferenceCache
 
 __all__ = [
     "NgramIndex",
@@ -328,38 +328,6 @@ def clipped_counts(
             break
         pos, end, rank = pos[found], end[found], where
     return out
-
-
-class ReferenceCache:
-    """A small least-recently-used cache of reference indexes, keyed by everything they depend on (the
-    references themselves and the settings that change their tokens). Scoring several systems against the same
-    references then extracts the references' n-grams once, as sacrebleu's ``references=`` argument does.
-
-    Only memory: the index is rebuilt from the tokens, which :func:`stored_vocabulary_streams` can keep on disk."""
-
-    def __init__(self, maxsize: int = 4) -> None:
-        self.maxsize = maxsize
-        self._items: collections.OrderedDict[Hashable, Any] = collections.OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable, build: Callable[[], Any]) -> Any:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        value = build()
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.maxsize:
-                self._items.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 # ------------------------------------------------------------------------------------------ on-disk layer

@@ -20,12 +20,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .command import FamilyCommand, outcome_of
 from .io import CLIInputError, display_name, json_kind, jsonl_objects
+
+if TYPE_CHECKING:  # numpy is imported by the perplexity command only: every other command loads this module too
+    import numpy as np
 
 __all__ = ["PERPLEXITY_COMMAND", "PerplexityCommand"]
 
@@ -78,6 +79,8 @@ def read_logprob_lines(
     path: str, pred_field: str | None, bytes_field: str | None, text_field: str | None
 ) -> tuple[list[np.ndarray], list[int] | None]:
     """Per-line log-probabilities from a JSON Lines file (checked: finite, at most 0), and the byte counts."""
+    import numpy as np
+
     from ..metrics.perplexity import check_logprobs
 
     name = display_name(path)
@@ -115,6 +118,8 @@ def read_logprob_lines(
 
 
 def _load_npy(path: str, option: str) -> np.ndarray:
+    import numpy as np
+
     try:
         return np.asarray(np.load(path, allow_pickle=False))
     except (OSError, ValueError) as e:

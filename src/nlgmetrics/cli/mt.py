@@ -117,14 +117,14 @@ class MTCommand(FamilyCommand):
     def compute(
         self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
     ) -> Outcome:
-        from ..metrics.significance import bootstrap_ci_from_stats
-
         family = self.metric()
         cfg = config.config
         batch = family.batch_stats(predictions, references, cfg)
         result = family.finalize(batch.total(), cfg, batch if segments else None)
         out = outcome_of(result, dataclasses.asdict(cfg))
         if config.confidence:
+            from ..metrics.significance import bootstrap_ci_from_stats  # numpy: imported only for the resampling
+
             ci = bootstrap_ci_from_stats(family, cfg, batch, n_samples=config.confidence, seed=config.seed)
             out.diagnostics.update(
                 confidence_mean=float(ci.mean),

@@ -61,30 +61,30 @@ import dataclasses
 import math
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from fractions import Fraction
-from typing import Any, ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets
-from ..algorithms import ngrams
+from .._np import loaded
 from ..algorithms.native import has_native, native
-from ..algorithms.ngrams import (
-    ReferenceCache,
-    TokenStreams,
-    build_index,
-    clipped_counts,
-    codepoint_streams,
-    stored_vocabulary_streams,
-    vocabulary_streams,
-)
+from ..algorithms.refcache import ReferenceCache, disk_cache_set
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
-from ..text.mt_tokenize import SACREBLEU_TOKENIZERS, perl_lowercase, perl_split, sacrebleu_tokenizer
+from ..text.mt_tokenize import (
+    SACREBLEU_TOKENIZERS,
+    SACREBLEU_VERSION,
+    perl_lowercase,
+    perl_split,
+    sacrebleu_tokenizer,
+)
 from ..text.registry import check_tokenizer_name, resolve_ja_mecab
 from .base import MAX_ORDER, Family, Result, check_integer, check_number
+
+# numpy (and the n-gram index built on it) is imported where a path needs it: a fresh process scoring a corpus on
+# the compiled counters takes the row path and never imports it
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "BLEU",
@@ -98,8 +98,6 @@ __all__ = [
     "sentence_bleu",
 ]
 
-#: The sacrebleu release whose numbers (and signature format) the ``sacrebleu`` convention reproduces.
-SACREBLEU_VERSION = "2.6.0"
 
 CONVENTIONS = ("sacrebleu", "nltk", "nltk-3.2", "moses", "coco", "nmt", "torchmetrics")
 _SMOOTHING = {
@@ -342,6 +340,11 @@ class _BLEUBatch(StatsBatch[BLEUStats]):
         if self._rows is not None:
             yield from self._rows
             return
+        if self._lists is not None:
+            lists = self._lists
+            for values in zip(*(lists[name] for name in BLEUStats.field_names()), strict=True):
+                yield BLEUStats(*values)
+            return
         # every column to Python numbers at once: per-segment results (sentence_bleu of a list) read every row
         names = list(self.columns)
         for values in zip(*(column.tolist() for column in self.columns.values()), strict=True):
@@ -351,7 +354,7 @@ class _BLEUBatch(StatsBatch[BLEUStats]):
     def _keep_tail(self, out: BLEUStats) -> BLEUStats:
         if len(self) == 0:
             return out
-        if len(self) == 1 and self._rows is not None:
+        if len(self) == 1 and (self._rows is not None or self._lists is not None):
             return out  # one segment: its own tail
         last = self[len(self) - 1]
         tail: dict[str, Any] = {name: int(getattr(last, name)) for name in _TAIL_FIELDS}
@@ -396,6 +399,10 @@ def _char_texts(lines: list[str], cfg: BLEUConfig) -> list[str]:
 
 
 def _reference_index(refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> tuple[Any, dict[Any, int] | None]:
+    import numpy as np
+
+    from ..algorithms.ngrams import TokenStreams, build_index, codepoint_streams, stored_vocabulary_streams
+
     if refs.starts is None:
         unit = np.arange(len(refs.flat), dtype=np.int64)
     else:
@@ -428,6 +435,8 @@ def _token_settings(cfg: BLEUConfig) -> tuple[Any, ...]:
 
 def _closest(ref_lens: np.ndarray, ref_unit: np.ndarray, starts: np.ndarray | None, hyp_lens: np.ndarray, cfg):
     """Each segment's reference length by the ``ref_length`` rule (``closest``: ties to the shorter)."""
+    import numpy as np
+
     moses = cfg.convention == "moses" and cfg.ref_length == "closest"
     if starts is None:
         if not moses:
@@ -462,36 +471,84 @@ NATIVE_13A = True
 
 def _uses_native_13a(cfg: BLEUConfig) -> bool:
     # with a cache directory (evaluate's reruns) the references' tokens come from disk: the numpy path reads them
-    return NATIVE_13A and cfg.tokenizer == "13a" and ngrams._DISK_DIR is None and has_native()
+    return NATIVE_13A and cfg.tokenizer == "13a" and not disk_cache_set() and has_native()
 
 
 def _closest_lengths(
     ref_lens: list[int], hyp_lens: list[int], refs: ReferenceSets, cfg: BLEUConfig
 ) -> tuple[list[int], list[int]]:
-    """Each segment's reference length by the ``ref_length`` rule, and its number of references."""
-    if refs.starts is None and cfg.convention != "moses":
+    """Each segment's reference length by the ``ref_length`` rule, and its number of references: :func:`_closest`'s
+    rules on Python integers (no numpy), segment by segment."""
+    moses = cfg.convention == "moses" and cfg.ref_length == "closest"
+    offsets = refs.offsets
+    if offsets is None and not moses:
         return ref_lens, [1] * len(hyp_lens)  # one reference: its length, whatever the rule
-    counts_np = refs.counts()
-    unit = np.repeat(np.arange(len(hyp_lens)), counts_np)
-    lens = np.asarray(ref_lens, dtype=np.int64)
-    closest = _closest(lens, unit, refs.starts, np.asarray(hyp_lens, dtype=np.int64), cfg).tolist()
-    return closest, counts_np.tolist()
+    counts = refs.count_list()
+    rule = cfg.ref_length
+    first_tie = cfg.convention == "torchmetrics" and offsets is not None
+    out = []
+    at = 0
+    for h, k in zip(hyp_lens, counts, strict=True):
+        lens = ref_lens[at : at + k]
+        at += k
+        if k == 1 and not moses:
+            out.append(lens[0])
+        elif rule == "shortest":
+            out.append(min(lens))
+        elif rule == "longest":
+            out.append(max(lens))
+        elif first_tie:  # torchmetrics: list.index(min(differences)), the first closest reference wins a tie
+            diffs = [abs(r - h) for r in lens]
+            out.append(lens[diffs.index(min(diffs))])
+        else:  # the closest, ties to the shorter; multi-bleu.perl starts from (diff, length) = (9999, 9999)
+            best = min([(abs(r - h), r) for r in lens])
+            out.append(9999 if moses and best > (9999, 9999) else best[1])
+    return out, counts
+
+
+def _length_row(h: int, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The n-gram totals of orders 1..n of a hypothesis of ``h`` tokens, and whether it is too short for each."""
+    return tuple([h - k if h > k else 0 for k in range(n)]), tuple([int(h <= k) for k in range(n)])
 
 
 def _rows(
     matches: list[Any], hyp_lens: list[int], ref_lens: list[int], refs: ReferenceSets, cfg: BLEUConfig, orders: int
 ) -> StatsBatch[BLEUStats]:
-    """Per-segment statistics as Python rows; ``matches[seg]`` are the clipped matches of orders 1..orders."""
+    """Per-segment statistics as Python lists, one per field (no numpy); ``matches[seg]`` are the clipped matches of
+    orders 1..orders (a tuple or a list)."""
     closest, counts = _closest_lengths(ref_lens, hyp_lens, refs, cfg)
     n = cfg.order
     tail = cfg.needs_tail5
-    rows = []
-    for m, h, r, k in zip(matches, hyp_lens, closest, counts, strict=True):
-        totals = [max(h - order + 1, 0) for order in range(1, orders + 1)]
-        tail5 = (m[_TAIL_ORDER - 1], totals[_TAIL_ORDER - 1]) if tail else (0, 0)
-        short = tuple([int(t == 0) for t in totals[:n]])
-        rows.append(BLEUStats(tuple(m[:n]), tuple(totals[:n]), short, h, r, 1, k, k * k, 1, h, *tail5))
-    return _BLEUBatch.from_rows(BLEUStats, rows)
+    if len(hyp_lens) == 1:  # one segment (a one-pair call): its row, without the lists around it
+        h, m, k = hyp_lens[0], matches[0], counts[0]
+        totals, short = _length_row(h, n)
+        tail5 = (m[_TAIL_ORDER - 1], max(h - _TAIL_ORDER + 1, 0)) if tail else (0, 0)
+        row = BLEUStats(tuple(m[:n]), totals, short, h, closest[0], 1, k, k * k, 1, h, *tail5)
+        return _BLEUBatch.from_rows(BLEUStats, [row])
+    n_seg = len(hyp_lens)
+    by_length = {h: _length_row(h, n) for h in set(hyp_lens)}  # the totals depend on the length only
+    ones = [1] * n_seg
+    if tail:
+        tail_matches = [m[_TAIL_ORDER - 1] for m in matches]
+        tail_totals = [max(h - _TAIL_ORDER + 1, 0) for h in hyp_lens]
+    else:
+        tail_matches = tail_totals = [0] * n_seg
+    lists: dict[str, list[Any]] = {  # in field order
+        "matches": [tuple(m[:n]) for m in matches] if orders != n or type(matches[0]) is not tuple else matches,
+        "totals": [by_length[h][0] for h in hyp_lens],
+        "short": [by_length[h][1] for h in hyp_lens],
+        "hyp_len": hyp_lens,
+        "ref_len": closest,
+        "n_segments": ones,
+        "n_refs": counts,
+        "n_refs_sq": counts if refs.offsets is None else [k * k for k in counts],
+        "tail": ones,
+        "tail_hyp_len": hyp_lens,
+        "tail_matches5": tail_matches,
+        "tail_total5": tail_totals,
+        "sentence_sum": [0.0] * n_seg,
+    }
+    return _BLEUBatch.from_lists(BLEUStats, lists)
 
 
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> StatsBatch[BLEUStats]:
@@ -503,19 +560,24 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders:
     else:  # one tokenizer call for both sides (lines are tokenized independently): half its fixed cost
         both = tokenize(preds + refs.flat, cfg)
         hyp, ref = both[: len(preds)], both[len(preds) :]
-    starts = [] if refs.starts is None else refs.starts.tolist()
-    matches = [m[0] for m in native().clipped_matches(hyp, ref, starts, orders, False)]
+    matches = [m[0] for m in native().clipped_matches(hyp, ref, refs.offsets or [], orders, False)]
     return _rows(matches, [len(h) for h in hyp], [len(r) for r in ref], refs, cfg, orders)
 
 
 def _native_13a(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> StatsBatch[BLEUStats]:
-    """13a tokens and clipped counts from the compiled one-pass kernel (lowercasing done here, as ``tokenize``)."""
-    starts = [] if refs.starts is None else refs.starts.tolist()
-    flat, hyp_lens, ref_lens = native().bleu_13a(_lower(preds, cfg), _lower(refs.flat, cfg), starts, orders)
+    """13a tokens and clipped counts from the compiled one-pass kernel (lowercasing done here, as ``tokenize``):
+    Python rows for small batches, and at any size while numpy is not loaded; numpy columns otherwise."""
+    flat, hyp_lens, ref_lens = native().bleu_13a(_lower(preds, cfg), _lower(refs.flat, cfg), refs.offsets or [], orders)
     n_seg = len(preds)
-    if n_seg <= ROWS_13A and cfg.average != "sentence":
-        matches = [flat[i : i + orders] for i in range(0, n_seg * orders, orders)]
+    if (n_seg <= ROWS_13A or loaded() is None) and cfg.average != "sentence":
+        n = cfg.order  # the orders the statistics keep (the kernel may count a 5th for NLTK's tail)
+        if orders == n:
+            matches = [tuple(flat[i : i + n]) for i in range(0, n_seg * n, n)]
+        else:
+            matches = [flat[i : i + orders] for i in range(0, n_seg * orders, orders)]
         return _rows(matches, hyp_lens, ref_lens, refs, cfg, orders)
+    import numpy as np
+
     hyp = np.asarray(hyp_lens, dtype=np.int64)
     if refs.starts is None:
         unit = np.arange(len(ref_lens), dtype=np.int64)
@@ -530,9 +592,15 @@ def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> Stat
     orders = max(cfg.order, _TAIL_ORDER) if cfg.needs_tail5 else cfg.order
     if _uses_native_13a(cfg):
         return _native_13a(preds, refs, cfg, orders)
-    # average="sentence" also needs each segment's own BLEU (sentence_sum), which the corpus path computes
-    if n_seg <= SMALL and has_native() and cfg.average != "sentence":
+    # average="sentence" also needs each segment's own BLEU (sentence_sum), which the corpus path computes. While
+    # numpy is not loaded, a batch of any size is counted by the small-batch counter: importing numpy would cost a
+    # fresh process more than the reference index saves it (the counts are the same)
+    if (n_seg <= SMALL or loaded() is None) and has_native() and cfg.average != "sentence":
         return _small_batch(preds, refs, cfg, orders)
+    import numpy as np
+
+    from ..algorithms.ngrams import clipped_counts, codepoint_streams, vocabulary_streams
+
     key = (
         "bleu",
         _token_settings(cfg),
@@ -556,6 +624,8 @@ def _columns(
     matches: np.ndarray, hyp_lens: np.ndarray, ref_len: np.ndarray, refs: ReferenceSets, cfg: BLEUConfig, orders: int
 ) -> StatsBatch[BLEUStats]:
     """Per-segment statistics as numpy columns (and each segment's own BLEU under ``average="sentence"``)."""
+    import numpy as np
+
     n_seg = len(hyp_lens)
     order_range = np.arange(1, orders + 1, dtype=np.int64)
     totals = np.maximum(hyp_lens[:, None] - order_range[None, :] + 1, 0)
@@ -717,6 +787,8 @@ def _sacrebleu_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
 def _nltk_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
     """NLTK 3.10 ``corpus_bleu`` (and NLTK 3.2's unsmoothed variant), with NLTK's exact mix of ``Fraction`` and
     float arithmetic: each smoothing method keeps or replaces the same values by the same operations."""
+    from fractions import Fraction  # only here: its import costs a fresh process more than a small call
+
     n_max = cfg.order
     weights = cfg.weights if cfg.weights is not None else (1 / n_max,) * n_max
     nums = [int(x) for x in stats.matches]

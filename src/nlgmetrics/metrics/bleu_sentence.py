@@ -16,11 +16,12 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from .._np import is_numpy_number
 from ..errors import InvalidInputError, unknown_option
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .bleu import BLEUConfig
 
 __all__ = ["AVERAGES", "check_average", "sentence_scores"]
@@ -33,7 +34,7 @@ def check_average(cfg: BLEUConfig) -> None:
         raise unknown_option("BLEU average", cfg.average, list(AVERAGES))
     r = cfg.sentence_round
     if r is not None:
-        if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 0:
+        if isinstance(r, bool) or not (isinstance(r, int) or is_numpy_number(r, "i")) or r < 0:
             raise InvalidInputError(f"sentence_round must be a number of decimals >= 0, got {r!r}")
         if cfg.average != "sentence":
             raise InvalidInputError("sentence_round rounds each sentence's BLEU: it needs average='sentence'")
@@ -44,6 +45,8 @@ def sentence_scores(
 ) -> np.ndarray:
     """Each segment's BLEU (the family's ``formula`` on its own ``stats_cls`` statistics), rounded as configured.
     (The BLEU module passes its statistics class and formula, so this module does not import it back.)"""
+    import numpy as np
+
     n = len(columns["hyp_len"])
     if cfg.average != "sentence" or n == 0:
         return np.zeros(n, dtype=np.float64)

@@ -24,25 +24,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets
-from ..algorithms import ngrams as _ngrams
+from .._np import is_array, loaded
 from ..algorithms.native import has_native, native
-from ..algorithms.ngrams import (
-    ReferenceCache,
-    build_index,
-    clipped_counts,
-    codepoint_streams,
-    vocabulary_streams,
-)
+from ..algorithms.refcache import ReferenceCache, disk_cache_set
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
+from ..text.mt_tokenize import SACREBLEU_VERSION
 from .base import MAX_ORDER, Family, Result, check_integer, check_number
-from .bleu import SACREBLEU_VERSION
+
+# numpy (and the n-gram index built on it) is imported where a path needs it: a fresh process scoring a corpus on
+# the compiled counters takes the row path and never imports it; the formula tells arrays from numbers without it
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["CHRF", "CHRFConfig", "CHRFResult", "CHRFStats", "chrf", "chrf_from_stats", "sentence_chrf"]
 
@@ -123,12 +120,14 @@ class CHRFResult(Result):
 
 # ---------------------------------------------------------------------------------------------- formula
 def _at(values: Any, i: int) -> Any:
-    return values[:, i] if isinstance(values, np.ndarray) else values[i]
+    return values[:, i] if is_array(values) else values[i]
 
 
 def _ratio(num: Any, den: Any, default: float) -> Any:
     """``num / den if den > 0 else default`` for numbers (any numeric type, kept as is) and arrays alike."""
-    if isinstance(den, np.ndarray):
+    if is_array(den):
+        import numpy as np
+
         out = np.full(den.shape, default, dtype=np.float64)
         return np.divide(num, den, out=out, where=den > 0)
     return num / den if den > 0 else default
@@ -144,7 +143,7 @@ def _f_parts(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any, Any]:
     effective_order: Any = 0
     avg_prec: Any = 0.0
     avg_rec: Any = 0.0
-    if not isinstance(stats.hyp, np.ndarray):  # numbers: the same operations, without the array helpers
+    if not is_array(stats.hyp):  # numbers: the same operations, without the array helpers
         hyp, ref, match = stats.hyp, stats.ref, stats.match
         for i in range(cfg.order):
             n_hyp, n_ref, n_match = hyp[i], ref[i], match[i]
@@ -163,6 +162,8 @@ def _f_parts(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any, Any]:
         rec = _ratio(n_match, n_ref, eps)
         denom = factor * prec + rec
         score += _ratio((1 + factor) * prec * rec, denom, eps)
+        import numpy as np  # arrays only: numbers took the path above
+
         both = (n_hyp > 0) & (n_ref > 0) if isinstance(n_hyp, np.ndarray) else (n_hyp > 0 and n_ref > 0)
         if isinstance(both, np.ndarray):
             avg_prec = avg_prec + np.where(both, prec, 0.0)
@@ -186,13 +187,17 @@ def _torchmetrics_f(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
         n_hyp, n_ref, n_match = _at(stats.hyp, i), _at(stats.ref, i), _at(stats.match, i)
         prec = _ratio(n_match, n_hyp, 0.0)
         rec = _ratio(n_match, n_ref, 0.0)
-        denom = (
-            np.maximum(factor * prec + rec, _EPS) if isinstance(prec, np.ndarray) else max(factor * prec + rec, _EPS)
-        )
+        denom = max(factor * prec + rec, _EPS) if not is_array(prec) else _array_max(factor * prec + rec, _EPS)
         f_sum = f_sum + (1 + factor) * prec * rec / denom
         p_sum = p_sum + prec
         r_sum = r_sum + rec
     return f_sum / cfg.order, p_sum / cfg.order, r_sum / cfg.order  # on 0-1, as torchmetrics
+
+
+def _array_max(values: np.ndarray, floor: float) -> np.ndarray:
+    import numpy as np
+
+    return np.maximum(values, floor)
 
 
 def _f_score(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
@@ -200,7 +205,7 @@ def _f_score(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
         return _torchmetrics_f(stats, cfg)
     score, avg_prec, avg_rec, effective_order = _f_parts(stats, cfg)
     factor = cfg.beta**2
-    if isinstance(effective_order, np.ndarray):
+    if is_array(effective_order):
         avg_prec = _ratio(avg_prec, effective_order, 0.0)
         avg_rec = _ratio(avg_rec, effective_order, 0.0)
     elif effective_order == 0:
@@ -210,7 +215,9 @@ def _f_score(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
         avg_rec /= effective_order
     if cfg.eps_smoothing:
         return 100 * score / cfg.order, avg_prec, avg_rec
-    if isinstance(avg_prec, np.ndarray):
+    if is_array(avg_prec):
+        import numpy as np
+
         top = (1 + factor) * avg_prec * avg_rec
         f = _ratio(top, np.where(avg_prec + avg_rec != 0, (factor * avg_prec) + avg_rec, 0.0), 0.0)
         return 100 * f, avg_prec, avg_rec
@@ -232,7 +239,7 @@ def chrf_from_stats(stats: CHRFStats, cfg: CHRFConfig) -> CHRFResult:
     """The chrF formula on summed statistics (or, vectorised, on per-segment columns)."""
     score, avg_prec, avg_rec = _f_score(stats, cfg)
     name = f"chrF{cfg.beta}" + "+" * cfg.word_order
-    if isinstance(score, np.ndarray):
+    if is_array(score):
         return CHRFResult(score=score, name=name, precision=100 * avg_prec, recall=100 * avg_rec)
     signature = None if cfg.convention != "sacrebleu" else _sacrebleu_signature(stats, cfg)
     return CHRFResult(
@@ -289,6 +296,8 @@ def _char_texts(lines: Sequence[str], cfg: CHRFConfig) -> list[str]:
 
 def _segments_and_columns(refs: ReferenceSets) -> tuple[np.ndarray, np.ndarray]:
     """The segment of each reference and its position among the segment's references."""
+    import numpy as np
+
     if refs.starts is None:
         return np.arange(len(refs.flat), dtype=np.int64), np.zeros(len(refs.flat), dtype=np.int64)
     counts = refs.counts()
@@ -298,6 +307,8 @@ def _segments_and_columns(refs: ReferenceSets) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _reference_side(refs: ReferenceSets, cfg: CHRFConfig) -> tuple[Any, ...]:
+    from ..algorithms.ngrams import build_index, codepoint_streams, vocabulary_streams
+
     flat = [r.lower() for r in refs.flat] if cfg.lowercase else refs.flat
     seg, col = _segments_and_columns(refs)
     char_index = None
@@ -316,6 +327,8 @@ def _reference_side(refs: ReferenceSets, cfg: CHRFConfig) -> tuple[Any, ...]:
 def _side_counts(index: Any, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
     """Hypothesis and reference n-gram counts per (segment, reference column, order); under sacrebleu the
     hypothesis counts 0 for an order the reference does not reach (sacrebleu counts no hypothesis n-gram then)."""
+    import numpy as np
+
     ref_len = np.zeros((index.n_units, index.columns), dtype=np.int64)
     ref_len[index.stream_unit, index.stream_column] = index.stream_lengths
     return _counts_of(ref_len, hyp_len, orders, cfg)
@@ -323,6 +336,8 @@ def _side_counts(index: Any, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) 
 
 def _counts_of(ref_len: np.ndarray, hyp_len: np.ndarray, orders: int, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
     """Hypothesis and reference n-gram counts per (segment, reference column, order) from the lengths."""
+    import numpy as np
+
     n = np.arange(1, orders + 1, dtype=np.int64)[None, None, :]
     ref_count = np.maximum(ref_len[:, :, None] - n + 1, 0)
     hyp_count = np.maximum(hyp_len[:, None, None] - n + 1, 0)
@@ -337,39 +352,59 @@ SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger b
 
 
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
-    """The statistics of a few segments: the same counts as the corpus path (``algorithms.ngrams``), from the
-    compiled small-batch counter, without numpy arrays; the best reference is chosen by the same formula."""
-    starts = [] if refs.starts is None else refs.starts.tolist()
-    sides = _sides(preds, refs, cfg)
-    per_side = [native().clipped_matches(h, r, starts, k, True) for h, r, k in sides]
-    counts = [1] * len(preds) if refs.starts is None else refs.counts().tolist()
-    rows = []
-    at = 0
-    for seg, k in enumerate(counts):
-        best: CHRFStats | None = None
-        best_f = 0.0
-        for j in range(k):
-            hyp_c: list[int] = []
-            ref_c: list[int] = []
-            match_c: list[int] = []
-            for (h, r, orders), matches in zip(sides, per_side, strict=True):
-                hl, rl = len(h[seg]), len(r[at + j])
-                for n in range(1, orders + 1):
-                    rc = max(rl - n + 1, 0)
-                    ref_c.append(rc)
-                    hyp_c.append(max(hl - n + 1, 0) if rc > 0 else 0)  # sacrebleu counts none then
-                match_c.extend(matches[seg][j])
-            unit = CHRFStats(tuple(hyp_c), tuple(ref_c), tuple(match_c), 1, k, k * k)
-            if k == 1:
-                best = unit
-                break
-            f = _f_score(unit, cfg)[0]
-            if best is None or f > best_f:  # the first of equals, as sacrebleu keeps it
-                best, best_f = unit, f
-        assert best is not None
-        rows.append(best)
-        at += k
-    return StatsBatch.from_rows(CHRFStats, rows)
+    """The statistics of a batch from the compiled counter, as Python lists (no numpy): the same counts as the
+    corpus path (``algorithms.ngrams``); the best reference is chosen by the same formula."""
+    starts = refs.offsets or []
+    counts = refs.count_list()
+    # each (segment, reference) pair: its hypothesis, reference and matched n-grams, orders of every side in turn
+    seg_of_pair = None if refs.offsets is None else [seg for seg, k in enumerate(counts) for _ in range(k)]
+    hyp_p: list[tuple[int, ...]] = []
+    ref_p: list[tuple[int, ...]] = []
+    match_p: list[tuple[int, ...]] = []
+    for h, r, orders in _sides(preds, refs, cfg):
+        per_seg = native().clipped_matches(h, r, starts, orders, True)
+        hyp_lens = list(map(len, h)) if seg_of_pair is None else [len(h[seg]) for seg in seg_of_pair]
+        ref_lens = list(map(len, r))
+        # the n-gram counts of orders 1..orders of a sequence depend on its length only: once per distinct length
+        table = {n: tuple([n - i if n > i else 0 for i in range(orders)]) for n in {*hyp_lens, *ref_lens}}
+        refs_c = [table[rl] for rl in ref_lens]
+        # sacrebleu counts no hypothesis n-gram of an order the reference does not reach
+        hyps_c = [
+            table[hl] if rl >= hl or rl >= orders else table[hl][:rl] + (0,) * (orders - rl)
+            for hl, rl in zip(hyp_lens, ref_lens, strict=True)
+        ]
+        matches_c = [tuple(m) for ms in per_seg for m in ms]
+        if not hyp_p:
+            hyp_p, ref_p, match_p = hyps_c, refs_c, matches_c
+        else:  # the word orders after the character orders
+            hyp_p = [a + b for a, b in zip(hyp_p, hyps_c, strict=True)]
+            ref_p = [a + b for a, b in zip(ref_p, refs_c, strict=True)]
+            match_p = [a + b for a, b in zip(match_p, matches_c, strict=True)]
+    if seg_of_pair is not None:  # keep each segment's best reference (the first of equals, as sacrebleu)
+        keep = []
+        at = 0
+        for k in counts:
+            best, best_f = at, 0.0
+            if k > 1:
+                for j in range(at, at + k):
+                    f = _f_score(CHRFStats(hyp_p[j], ref_p[j], match_p[j], 1, k, k * k), cfg)[0]
+                    if j == at or f > best_f:
+                        best, best_f = j, f
+            keep.append(best)
+            at += k
+        hyp_p, ref_p, match_p = [hyp_p[j] for j in keep], [ref_p[j] for j in keep], [match_p[j] for j in keep]
+    if len(counts) == 1:  # one segment (a one-pair call): its row
+        k = counts[0]
+        return StatsBatch.from_rows(CHRFStats, [CHRFStats(hyp_p[0], ref_p[0], match_p[0], 1, k, k * k)])
+    lists: dict[str, list[Any]] = {
+        "hyp": hyp_p,
+        "ref": ref_p,
+        "match": match_p,
+        "n_segments": [1] * len(counts),
+        "n_refs": counts,
+        "n_refs_sq": counts if seg_of_pair is None else [k * k for k in counts],
+    }
+    return StatsBatch.from_lists(CHRFStats, lists)
 
 
 def _sides(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> list[tuple[list[Any], list[Any], int]]:
@@ -387,10 +422,12 @@ def _sides(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> list[tuple
 def _native_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
     """Hypothesis, reference and matched n-grams per (segment, reference column, order), from the compiled
     counter: the numbers of the index path (``_index_counts``), without an index."""
+    import numpy as np
+
     seg, col = _segments_and_columns(refs)
     n_seg, n_flat = len(preds), len(refs.flat)
     columns = int(col.max()) + 1
-    starts = [] if refs.starts is None else refs.starts.tolist()
+    starts = refs.offsets or []
     hyp_parts, ref_parts, match_parts = [], [], []
     for h, r, orders in _sides(preds, refs, cfg):
         per = native().clipped_matches(h, r, starts, orders, True)
@@ -409,6 +446,10 @@ def _native_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tu
 
 def _index_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tuple[np.ndarray, ...]:
     """The same counts from the references' n-gram index (``algorithms.ngrams``), kept in the reference cache."""
+    import numpy as np
+
+    from ..algorithms.ngrams import clipped_counts, codepoint_streams, vocabulary_streams
+
     layout = None if refs.starts is None else refs.starts.tobytes()
     key = (
         "chrf",
@@ -446,11 +487,15 @@ NATIVE_CORPUS = True
 
 
 def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
-    # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path
+    # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path. While numpy
+    # is not loaded, a batch of any size takes the rows: importing numpy would cost a fresh process more than the
+    # columns save it (the counts and the choice of reference are the same)
     native_ok = has_native()
-    if len(preds) <= SMALL and native_ok and cfg.convention == "sacrebleu":
+    if (len(preds) <= SMALL or loaded() is None) and native_ok and cfg.convention == "sacrebleu":
         return _small_batch(preds, refs, cfg)
-    if NATIVE_CORPUS and native_ok and _ngrams._DISK_DIR is None:
+    import numpy as np
+
+    if NATIVE_CORPUS and native_ok and not disk_cache_set():
         hyp_c, ref_c, match_c = _native_counts(preds, refs, cfg)
     else:
         hyp_c, ref_c, match_c = _index_counts(preds, refs, cfg)

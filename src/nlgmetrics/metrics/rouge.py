@@ -41,6 +41,7 @@ strings score 0 there) and Chinese and Japanese are split into characters. ``tok
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
 import os
@@ -308,12 +309,10 @@ def _where(preds: list[str], refs: ReferenceSets, k: int) -> str:
     if k < n:
         return f"predictions[{k}]"
     flat = k - n
-    if refs.starts is None:
+    if refs.offsets is None:
         return f"references[{flat}]"
-    import numpy as np
-
-    seg = int(np.searchsorted(refs.starts, flat, side="right")) - 1
-    return f"references[{seg}][{flat - int(refs.starts[seg])}]"
+    seg = bisect.bisect_right(refs.offsets, flat) - 1
+    return f"references[{seg}][{flat - refs.offsets[seg]}]"
 
 
 def _warn_dropped(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> None:

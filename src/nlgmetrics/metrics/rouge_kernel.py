@@ -229,7 +229,7 @@ def rouge_columns(
     prep = _prepared(cfg, grid)
     if prep.guarded:
         _guard(cfg, preds, refs)
-    starts: list[int] = [] if refs.starts is None else refs.starts.tolist()
+    starts = refs.offsets or []
     tokenizer, sentences = prep.tokenizer, prep.sentences
     flat = refs.flat
     lcs_preds: list[Any] | None = None

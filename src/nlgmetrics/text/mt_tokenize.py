@@ -25,10 +25,15 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
+from .._np import loaded
 from ..errors import MissingDependencyError, unknown_option
+
+#: The sacrebleu release whose tokenizers (and signature format) the machine-translation metrics reproduce.
+SACREBLEU_VERSION = "2.6.0"
 
 __all__ = [
     "SACREBLEU_TOKENIZERS",
+    "SACREBLEU_VERSION",
     "CharTokenizer",
     "IntlTokenizer",
     "JaMecabTokenizer",
@@ -157,6 +162,9 @@ def _step_dash_after_digit(text: str) -> str:
 #: From this many characters on, steps 2-4 run vectorised (:func:`_steps_2_to_4_numpy`); below, numpy's fixed
 #: costs outweigh the loops.
 _NUMPY_FROM = 4096
+#: While numpy is not loaded, the loops run up to this many characters: importing numpy costs a fresh process about
+#: what they take on a million characters of English text (Chinese text, with few ASCII periods and commas, far less).
+_IMPORT_NUMPY_FROM = 1 << 20
 
 
 def _steps_2_to_4_numpy(text: str, digits: frozenset[str] = _DIGITS_NL) -> str:
@@ -224,7 +232,7 @@ def _regexp_steps(text: str, digits: frozenset[str] = _DIGITS_NL) -> str:
     the default, "\\n" (the line separator of a joined batch) never takes part in a match. A single line that
     holds a "\\n" of its own passes ``_DIGITS``, as sacrebleu's ``[^0-9]`` matches it."""
     text = " ".join(_PUNCT_13A.split(text))
-    if len(text) >= _NUMPY_FROM:
+    if len(text) >= _NUMPY_FROM and (len(text) >= _IMPORT_NUMPY_FROM or loaded() is not None):
         return _steps_2_to_4_numpy(text, digits)
     return _step_dash_after_digit(_step_before_non_digit(_step_after_non_digit(text, digits), digits))
 
