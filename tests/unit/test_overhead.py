@@ -18,10 +18,11 @@ from nlgmetrics.stats import StatsBatch
 
 
 def test_small_calls_do_not_import_numpy() -> None:
-    # (several references per segment keep their offsets in a numpy array: those calls import it)
+    # several references per segment keep their offsets as a Python list, so those calls need no numpy either
     code = (
         "import sys, nlgmetrics as nm\n"
         "nm.nls(['hello world'], ['hello wrld']); nm.anls(['Denver'], [['denver']])\n"
+        "nm.anls(['Denver', 'x'], [['denver', 'Denver CO'], ['y']]); nm.nls(['ab', 'c'], [['ab', 'a'], 'c'])\n"
         "nm.cer(['abc'], ['abd']); nm.wer(['a b'], ['a c']); nm.nls(['x'] * 100, ['y'] * 100)\n"
         "print('numpy' in sys.modules)"
     )

@@ -105,26 +105,26 @@ def lengths(items: Sequence[Any]) -> np.ndarray:
 
 def expand_pairs(
     predictions: Sequence[str], references: ReferenceSets
-) -> tuple[list[str], list[str], np.ndarray | None]:
+) -> tuple[list[str], list[str], list[int] | None]:
     """Pair each prediction with each of its references.
 
     Returns the repeated predictions, the flat references and the start offset of each segment in the flat
     lists (``None`` when every segment has one reference), for :func:`reduce_segments`.
     """
-    if references.starts is None:
+    if references.offsets is None:
         return predictions if isinstance(predictions, list) else list(predictions), references.flat, None
-    flat_preds = [p for p, k in zip(predictions, references.counts().tolist(), strict=False) for _ in range(k)]
-    return flat_preds, references.flat, references.starts
+    flat_preds = [p for p, k in zip(predictions, references.count_list(), strict=False) for _ in range(k)]
+    return flat_preds, references.flat, references.offsets  # a list: several references need no numpy
 
 
-def reduce_segments(values: Any, starts: np.ndarray | None, how: str) -> Any:
+def reduce_segments(values: Any, starts: list[int] | None, how: str) -> Any:
     """Reduce per-pair ``values`` to per-segment values with ``"max"`` or ``"min"`` (``starts`` as returned by
     :func:`expand_pairs`; ``None`` means one pair per segment). A list of values gives a list."""
     if starts is None:
         return values
     if isinstance(values, list):
         pick = max if how == "max" else min
-        bounds = [*starts.tolist(), len(values)]
+        bounds = [*starts, len(values)]
         return [pick(values[lo:hi]) for lo, hi in itertools.pairwise(bounds)]  # type: ignore[return-value]
     import numpy as np
 
