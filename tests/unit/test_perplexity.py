@@ -313,3 +313,23 @@ def test_a_probability_below_the_smallest_normal_float_is_computed_from_log_soft
     ):
         assert math.isfinite(r.score)
         assert r.nll == pytest.approx(exact, rel=1e-6)
+
+
+def test_torch_views_that_are_not_contiguous():
+    torch = pytest.importorskip("torch")
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(3, 5, 7, generator=g) * 30  # a few probabilities below the smallest normal float32
+    t = torch.randint(7, (3, 5), generator=g)
+    t[0, 0], t[2, 3] = x[0, 0].argmin(), x[2, 3].argmin()
+    assert int((torch.softmax(x, 2).gather(2, t[..., None]) < torch.finfo(torch.float32).tiny).sum()) >= 2
+    x_view = x.transpose(0, 1).contiguous().transpose(0, 1)
+    t_view = t.t().contiguous().t()
+    assert not x_view.is_contiguous()
+    assert not t_view.is_contiguous()
+    for ignore in (None, 6):
+        expected = nm.perplexity(x, t, ignore_index=ignore, segments=True)
+        got = nm.perplexity(x_view, t_view, ignore_index=ignore, segments=True)
+        assert repr(got) == repr(expected)
+        assert repr(nm.perplexity(x_view, t_view, ignore_index=ignore)) == repr(
+            nm.perplexity(x, t, ignore_index=ignore)
+        )

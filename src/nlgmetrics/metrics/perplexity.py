@@ -572,7 +572,7 @@ def _torch_logit_lists(x: Any, t: Any, cfg: PerplexityConfig, num_bytes: Any) ->
     or whenever something is wrong with it, for :func:`_logit_batch` to score it or to name the position in its
     error.
 
-    A call on a small batch costs little more than the softmax itself: ten torch calls on the targets and the
+    A call on a small batch costs little more than the softmax itself: a dozen torch calls on the targets and the
     picked probabilities, one ``tolist`` of the log-probabilities, no numpy, and every check rides on work done
     anyway: ``gather`` checks the target ids (an id out of ``[0, vocab)`` that is not ``ignore_index`` raises),
     and the per-sequence sums show a NaN or an infinity in a counted row (``math.fsum`` propagates them). The
@@ -621,7 +621,7 @@ def _torch_logit_lists(x: Any, t: Any, cfg: PerplexityConfig, num_bytes: Any) ->
         low = logp < tiny
         n_rows = b * seq_len
         low = low.view(n_rows) if ignored is None else (low & ~ignored).view(n_rows)
-        _fix_small(x.reshape(n_rows, vocab), ids.view(n_rows), logp.view(n_rows), low)
+        _fix_small(x.reshape(n_rows, vocab), ids.reshape(n_rows), logp.view(n_rows), low)
     fsum = math.fsum
     # 0.0 - s is -s, and 0.0 (never -0.0) where s is 0
     sums = [0.0 - fsum(row) for row in logp.view(b, seq_len).tolist()]
@@ -725,7 +725,7 @@ class _NumericFamily(Family[PerplexityConfig, PerplexityStats, PerplexityResult]
         sources: Any = None,
         **inputs: Any,
     ) -> PerplexityResult:
-        if not segments and sources is None and inputs.keys() <= _NUM_BYTES:
+        if not segments and sources is None and inputs.keys() <= _NUM_BYTES and not self.needs_segments(config):
             # a small batch of CPU tensors: its total straight from the lists, as StatsBatch.total() sums them
             lists = _torch_logit_lists(predictions, references, config, inputs.get("num_bytes"))
             if lists is not None:
