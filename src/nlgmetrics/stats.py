@@ -222,9 +222,14 @@ class CarriedColumn:
         return CarriedColumn(kind, kind.from_bytes(data))
 
 
-@dataclasses.dataclass(frozen=True)
 class Stats:
-    """Base class of additive, immutable per-segment or corpus statistics."""
+    """Base class of additive, immutable per-segment or corpus statistics: each family's statistics are a frozen
+    dataclass deriving from it (:class:`~nlgmetrics.metrics.base.Family` checks that they are). The base holds no
+    field and is a plain class: a dataclass costs its import a few hundred microseconds of generated code."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:  # what every subclass has (a dataclass's fields), for the type checker
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     #: Fields whose values are tuples, mapped to a default length (per-order counts and the like).
     tuple_fields: ClassVar[Mapping[str, int]] = {}

@@ -69,3 +69,14 @@ def test_repeated_options_reuse_the_config() -> None:
     assert ANLS.make_config("anls-pkg", threshold=0.4) is not first
     assert nm.nls(["ab"], ["ac"], reduction="sum").score == 0.5
     assert nm.nls(["ab"], ["ac"], reduction=None).score == (0.5,)
+
+
+def test_nls_in_a_fresh_process_imports_only_its_own_family() -> None:
+    # a reward loop's fresh process: NLS's module, not the other edit-distance families, their tokenizers or numpy
+    code = (
+        "import sys, nlgmetrics as nm\n"
+        "nm.nls('kitten', 'sitting'); nm.nls(['a'] * 50, ['b'] * 50)\n"
+        "print(sorted(m for m in ('numpy', 'nlgmetrics.metrics.edit', 'nlgmetrics.text') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

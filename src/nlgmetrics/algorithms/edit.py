@@ -24,6 +24,7 @@ __all__ = [
     "lengths",
     "levenshtein",
     "levenshtein_many",
+    "normalized_similarity",
     "normalized_similarity_many",
     "operation_counts",
     "reduce_segments",
@@ -46,21 +47,38 @@ def levenshtein(a: Seq, b: Seq, substitution_cost: int = 1) -> int:
     return int(Levenshtein.distance(a, b, weights=_weights(substitution_cost)))
 
 
-def normalized_similarity_many(a: Sequence[Seq], b: Sequence[Seq]) -> np.ndarray:
-    """Element-wise ``1 - lev(a[i], b[i]) / max(len a[i], len b[i])`` (1.0 for two empty items), float64 (a list of
-    floats for at most :data:`SMALL` pairs, or while numpy is not imported: the same values).
+def normalized_similarity(a: Seq, b: Seq, substitution_cost: int = 1) -> float:
+    """``1 - lev(a, b) / max(len a, len b)`` of one pair (1.0 for two empty items): the per-pair function of
+    :func:`normalized_similarity_many`, which applies it to each pair of a small batch.
 
     With unit costs rapidfuzz normalises by exactly ``max(len)``, so its ``normalized_similarity`` is this
-    formula, computed in one C++ pass.
+    formula, computed in one C++ call; with other costs the weighted distance is divided here.
     """
+    if substitution_cost == 1:
+        return Levenshtein.normalized_similarity(a, b)  # type: ignore[no-any-return]
+    longest = max(len(a), len(b))
+    return 1.0 - (Levenshtein.distance(a, b, weights=_weights(substitution_cost)) / longest if longest else 0.0)
+
+
+def normalized_similarity_many(a: Sequence[Seq], b: Sequence[Seq], substitution_cost: int = 1) -> np.ndarray:
+    """Element-wise :func:`normalized_similarity`, float64 (a list of floats for at most :data:`SMALL` pairs, or
+    while numpy is not imported: the same values). Larger batches run rapidfuzz's column call (``cpdist``) and
+    divide the columns with numpy: the same IEEE divisions of the same integers as the per-pair function."""
     if len(a) != len(b):
         raise ValueError(f"normalized_similarity_many needs equal lengths, got {len(a)} and {len(b)}")
     np = loaded()
     if len(a) <= SMALL or np is None:
-        return list(map(Levenshtein.normalized_similarity, a, b))  # type: ignore[return-value]
+        if substitution_cost == 1:
+            return list(map(Levenshtein.normalized_similarity, a, b))  # type: ignore[return-value]
+        return [normalized_similarity(x, y, substitution_cost) for x, y in zip(a, b, strict=True)]  # type: ignore[return-value]
     from rapidfuzz.process import cpdist
 
-    return np.asarray(cpdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1))
+    if substitution_cost == 1:
+        return np.asarray(cpdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1))
+    longest = np.maximum(lengths(a), lengths(b))
+    dist = levenshtein_many(a, b, substitution_cost).astype(np.float64)
+    out = np.zeros(len(a), dtype=np.float64)
+    return 1.0 - np.divide(dist, longest, out=out, where=longest != 0)
 
 
 def levenshtein_many(a: Sequence[Seq], b: Sequence[Seq], substitution_cost: int = 1) -> np.ndarray:

@@ -35,6 +35,7 @@ __all__ = [
     "RATES",
     "InputTooLongError",
     "check_items",
+    "check_pair",
     "check_pairs",
     "limit_seconds",
     "pair_limit",
@@ -198,6 +199,13 @@ def check_items(
 
         segment_of_pair = np.searchsorted(starts, np.arange(len(pred_lengths)), side="right") - 1
     check_pairs(metric, kernel, pred_lengths, ref_lengths, segment_of_pair)
+
+
+def check_pair(metric: str, kernel: str, prediction: Sequence[Any], reference: Sequence[Any]) -> None:
+    """:func:`check_items` on one pair (segment 0): the check of a one-pair call, one product and no list."""
+    limit = limit_seconds()
+    if limit is not None and len(prediction) * len(reference) * RATES[kernel][2] > limit:
+        check_pairs(metric, kernel, [len(prediction)], [len(reference)])
 
 
 def weighted_rate(shorter: Any) -> np.ndarray:

@@ -20,7 +20,7 @@ REDUCTION = Opt("reduction", choices=("mean", "sum", "none"), help="how to reduc
 
 NLS_COMMAND = FamilyCommand(
     "nls",
-    f"{_EDIT}:NLS",
+    "nlgmetrics.metrics.nls:NLS",
     key="nls",
     label="NLS",
     options=(SUBSTITUTION_COST, REDUCTION),

@@ -26,14 +26,14 @@ cases in the real DocVQA data.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
 from .._inputs import ReferenceSets
 from ..algorithms.edit import expand_pairs, reduce_segments
-from ..algorithms.guard import check_items
+from ..algorithms.guard import check_items, check_pair
 from ..errors import unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
@@ -86,6 +86,8 @@ class ANLSStats(Stats):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ANLSResult(Result):
+    """The mean score over ``count`` questions; ``exact`` and ``cut`` as in :class:`ANLSStats`."""
+
     count: int = 0
     exact: int = 0
     cut: int = 0
@@ -94,6 +96,29 @@ class ANLSResult(Result):
 def _upper_length(s: str) -> int:
     # Both reference scripts measure len(s.upper()), which differs from len(s) for a few characters (ß -> SS).
     return len(s) if s.isascii() else len(s.upper())
+
+
+def _longest(basis_p: Sequence[str], basis_r: Sequence[str]) -> Iterator[int]:
+    """The denominator of each pair: the larger ``len(s.upper())`` of the two strings the length basis names."""
+    return map(max, map(_upper_length, basis_p), map(_upper_length, basis_r))
+
+
+def _similarities(
+    norm_preds: Sequence[str], norm_refs: Sequence[str], longest: Iterable[int], threshold: float, on_similarity: bool
+) -> tuple[list[float], list[float]]:
+    """Per pair of normalised strings: the similarity ``1 - lev / longest`` (1.0 where ``longest`` is 0), and the
+    score: the similarity where the threshold keeps it, else 0.0. The kernel's scoring loop, one pair at a time
+    (a one-pair call runs it on its pair)."""
+    sims: list[float] = []
+    scored: list[float] = []
+    for lev, den in zip(map(Levenshtein.distance, norm_preds, norm_refs), longest, strict=True):
+        dist = lev / den if den else 0.0
+        sim = 1.0 - dist
+        sims.append(sim)
+        # compare exactly the quantity each reference script compares, to reproduce its ties at the threshold
+        kept = sim >= threshold if on_similarity else dist < threshold
+        scored.append(sim if kept else 0.0)
+    return sims, scored
 
 
 def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> StatsBatch[ANLSStats]:
@@ -105,17 +130,8 @@ def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> Stat
     flat_nr = [norm(r) for r in flat_r]
     check_items("anls", "levenshtein", flat_np, flat_nr, starts)
     basis_p, basis_r = (flat_p, flat_r) if cfg.length_basis == "raw" else (flat_np, flat_nr)
-    denominators = map(max, map(_upper_length, basis_p), map(_upper_length, basis_r))
-    threshold, on_similarity = cfg.threshold, cfg.threshold_on == "similarity"
-    sims: list[float] = []
-    scored: list[float] = []
-    for lev, den in zip(map(Levenshtein.distance, flat_np, flat_nr), denominators, strict=True):
-        dist = lev / den if den else 0.0
-        sim = 1.0 - dist
-        sims.append(sim)
-        # compare exactly the quantity each reference script compares, to reproduce its ties at the threshold
-        kept = sim >= threshold if on_similarity else dist < threshold
-        scored.append(sim if kept else 0.0)
+    longest = _longest(basis_p, basis_r)
+    sims, scored = _similarities(flat_np, flat_nr, longest, cfg.threshold, cfg.threshold_on == "similarity")
     exact_pair = [int(a == b) for a, b in zip(flat_np, flat_nr, strict=True)]
     best = reduce_segments(scored, starts, "max")
     raw_best = reduce_segments(sims, starts, "max")
@@ -124,6 +140,17 @@ def _anls_kernel(preds: list[str], refs: ReferenceSets, cfg: ANLSConfig) -> Stat
     return StatsBatch.from_lists(
         ANLSStats, {"score_sum": list(best), "count": [1] * len(preds), "exact": list(exact), "cut": cut}
     )
+
+
+def _anls_pair(prediction: str, reference: str, cfg: ANLSConfig) -> tuple[float, int, int, int]:
+    # the kernel's normalisation, guard and scoring loop on one pair
+    norm = get_normalizer(cfg.normalizer)
+    norm_pred, norm_ref = norm(prediction), norm(reference)
+    check_pair("anls", "levenshtein", norm_pred, norm_ref)
+    basis = (prediction, reference) if cfg.length_basis == "raw" else (norm_pred, norm_ref)
+    on_similarity = cfg.threshold_on == "similarity"
+    (sim,), (score,) = _similarities((norm_pred,), (norm_ref,), _longest(*zip(basis)), cfg.threshold, on_similarity)
+    return score, 1, int(norm_pred == norm_ref), int(score == 0.0 and sim > 0.0)
 
 
 def anls_from_stats(stats: ANLSStats, cfg: ANLSConfig) -> ANLSResult:
@@ -137,6 +164,7 @@ ANLS: Family[ANLSConfig, ANLSStats, ANLSResult] = Family(
     config_cls=ANLSConfig,
     stats_cls=ANLSStats,
     kernel=_anls_kernel,
+    pair_kernel=_anls_pair,
     formula=anls_from_stats,
     presets={
         "docvqa": {"threshold_on": "similarity", "length_basis": "raw", "normalizer": "vqa"},

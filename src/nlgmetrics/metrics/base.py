@@ -40,6 +40,7 @@ S = TypeVar("S", bound=Stats)
 R = TypeVar("R", bound="Result")
 
 REDUCTIONS = ("mean", "sum", "none")
+_NUMBERS = frozenset((int, float))
 
 
 def check_reduction(reduction: str | None) -> str:
@@ -54,6 +55,8 @@ def check_reduction(reduction: str | None) -> str:
 def safe_div(num: Any, den: Any, default: float = 0.0) -> Any:
     """``num / den``, or ``default`` where ``den`` is 0. Works on numbers and on numpy arrays alike, so a
     formula written once serves corpus statistics and per-segment columns."""
+    if type(den) in _NUMBERS and type(num) in _NUMBERS:  # the common case, asked first: plain numbers
+        return num / den if den else default
     np = loaded()  # no numpy imported: neither is an array
     if np is not None and (isinstance(den, np.ndarray) or isinstance(num, np.ndarray)):
         num_a = np.asarray(num, dtype=np.float64)
@@ -107,7 +110,9 @@ class Result:
         return result_to_arrow(self)
 
 
-@dataclasses.dataclass(frozen=True)
+# eq=False: a family is itself (equal to no other, hashable by identity); repr=False: see __repr__. Neither method
+# is then generated, which keeps the import cheaper.
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Family(Generic[C, S, R]):
     """One metric family: config, statistics, kernel and formula.
 
@@ -156,10 +161,24 @@ class Family(Generic[C, S, R]):
     #: Whether a config may be reused for the same preset and options (``make_config`` then validates them once).
     #: Leave it off for a config whose construction reads the environment (files, devices).
     cache_configs: bool = False
+    #: The statistics of one segment with one reference, ``pair_kernel(prediction, reference, config)``: the values
+    #: of the statistics' fields, in order. It runs the batch kernel's own per-pair function behind the same cost
+    #: guard, so it gives what ``kernel`` gives on that pair (a property test pins the two together). With it, a
+    #: call on one pair (two strings: a reward computed thousands of times) goes from the kernel straight to the
+    #: formula, without a batch around one segment. Only for a family whose ``batch_stats`` is this class's.
+    pair_kernel: Callable[[str, str, C], tuple[Any, ...]] | None = None
 
     def __post_init__(self) -> None:
+        params = getattr(self.stats_cls, "__dataclass_params__", None)
+        if params is None or not params.frozen or not issubclass(self.stats_cls, Stats):
+            raise TypeError(f"{self.name}: the statistics must be a frozen dataclass deriving from Stats")
+        if self.pair_kernel is not None and (self.uses_sources or self.inputs):
+            raise ValueError(f"{self.name}: a pair_kernel takes a prediction and a reference, no sources or inputs")
         # configurations built so far, by (preset, options): a frozen config is resolved and validated once
         object.__setattr__(self, "_configs", {})
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
 
     # ----------------------------------------------------------------- configuration
     def option_names(self) -> tuple[str, ...]:
@@ -175,8 +194,9 @@ class Family(Generic[C, S, R]):
         if self.cache_configs:
             # the key _config_key gives plain values, tried first as it is: a repeated call is one dict lookup
             # (a key of other types, or of unhashable values, cannot match it, and is built properly below)
+            values = options.values()
             try:
-                hit = configs.get((preset, tuple(options.items()), tuple(map(type, options.values()))))
+                hit = configs.get((preset, *options, *values, *map(type, values)))
             except TypeError:
                 hit = None
             if hit is not None:
@@ -309,6 +329,18 @@ class Family(Generic[C, S, R]):
             object.__setattr__(result, "signature", signature_of(self, config))
         return result
 
+    def pair(self, prediction: str, reference: str, config: C, *, segments: bool = False) -> R:
+        """:meth:`compute` on one pair through :attr:`pair_kernel`: the same statistics, the same formula and the
+        same signature as the batch path (:meth:`compute` takes it for two strings, with its common case inline)."""
+        assert self.pair_kernel is not None
+        values = self.pair_kernel(prediction, reference, config)
+        total = self.stats_cls(*values)
+        if not segments and not self.needs_segments(config):
+            return self.finalize(total, config)
+        names = self.stats_cls.field_names()
+        batch = StatsBatch.from_lists(self.stats_cls, {name: [v] for name, v in zip(names, values, strict=True)})
+        return self.finalize(total, config, batch)
+
     def needs_segments(self, config: C) -> bool:
         return getattr(config, "reduction", None) == "none"
 
@@ -323,6 +355,11 @@ class Family(Generic[C, S, R]):
         **inputs: Any,
     ) -> R:
         """The functional API: statistics of the whole corpus, then the formula."""
+        # one pair (two strings, nothing else: else the checks below name what is wrong): see pair_kernel
+        if type(predictions) is str and type(references) is str and self.pair_kernel and sources is None and not inputs:
+            if segments or self.needs_segments(config):
+                return self.pair(predictions, references, config, segments=True)
+            return self.finalize(self.stats_cls(*self.pair_kernel(predictions, references, config)), config)
         batch = self.batch_stats(predictions, references, config, sources=sources, **inputs)
         keep = segments or self.needs_segments(config)
         return self.finalize(batch.total(), config, batch if keep else None)
@@ -356,7 +393,8 @@ def _config_key(preset: Any, options: dict[str, Any]) -> Any:
         return None
     kinds = tuple(map(type, options.values()))
     if set(kinds) <= _PLAIN_SET:  # plain values: equal and of the same type means the same option
-        return (preset, tuple(options.items()), kinds)
+        # flat: the names, the values, their types (as many of each, so two keys of one length line up)
+        return (preset, *options, *options.values(), *kinds)
     key: list[Any] = [preset]
     for name, value in options.items():
         frozen = _freeze(value)

@@ -1,14 +1,14 @@
-"""Edit-distance metrics: ``edit_distance``, ``nls`` (normalised Levenshtein similarity), ``cer`` and ``wer``.
+"""Edit-distance metrics: ``edit_distance``, ``cer``, ``wer``, ``mer``, ``wil`` and ``wip``; ``nls`` (normalised
+Levenshtein similarity) is declared in :mod:`nlgmetrics.metrics.nls` and re-exported here.
 
-All four use the exact (weighted) Levenshtein distance. ``substitution_cost`` has the meaning of torchmetrics'
+All use the exact (weighted) Levenshtein distance. ``substitution_cost`` has the meaning of torchmetrics'
 ``EditDistance``: insertions and deletions cost 1, a substitution costs ``substitution_cost``. Unlike
 torchmetrics, whose ``EditDistance`` is a beam search that can over-count (``'hello world'*4`` against
 ``'x'*60 + 'hello world'*4`` gives 78 there; the true distance is 60), the distance here is exact.
 
 Reference behaviours reproduced:
 
-* ``nls``: ``1 - lev(p, t) / max(len p, len t)``, 1.0 when both are empty, with torchmetrics-style
-  ``reduction`` (``"mean"``, ``"sum"``, ``"none"``/``None``; no samples gives 0).
+* ``nls``: see :mod:`nlgmetrics.metrics.nls`.
 * ``cer`` / ``wer``, preset ``"jiwer"`` (the default): ``jiwer.cer(reference, hypothesis)`` and
   ``jiwer.wer(reference, hypothesis)`` of jiwer 4.0 with their default transforms — corpus rate
   ``(S + D + I) / (H + S + D)``, and when the references hold no token at all, the number of insertions.
@@ -23,28 +23,21 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._inputs import ReferenceSets
-from .._np import is_array, is_numpy_number, loaded
-from ..algorithms.edit import (
-    expand_pairs,
-    lengths,
-    levenshtein_many,
-    normalized_similarity_many,
-    operation_counts,
-    reduce_segments,
-)
-from ..algorithms.guard import check_items
-from ..errors import InvalidInputError, unknown_option
+from .._np import is_array, loaded
+from ..algorithms.edit import expand_pairs, levenshtein, levenshtein_many, operation_counts, reduce_segments
+from ..algorithms.guard import check_items, check_pair
+from ..errors import unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
 from ..text.registry import check_tokenizer_name, resolve_ja_mecab
 from .base import Family, Result, check_reduction, safe_div
-
-if TYPE_CHECKING:
-    import numpy as np
+from .nls import NLS, NLSConfig, NLSResult, NLSStats, check_substitution_cost, nls
+from .nls import reduce_segment_scores as reduce_segment_scores  # (EED's and CharacTER's statistics are NLS's)
+from .nls import segment_score_batch as segment_score_batch
 
 __all__ = [
     "CER",
@@ -73,28 +66,16 @@ __all__ = [
 ]
 
 
-#: The largest substitution cost (above 2 a substitution is never cheaper than a deletion and an insertion; the
-#: cap keeps every distance within 64-bit integers).
-MAX_SUBSTITUTION_COST = 2**31 - 1
-
-
-def _check_substitution_cost(value: Any) -> None:
-    if isinstance(value, bool) or not (isinstance(value, int) or is_numpy_number(value, "i")) or value < 0:
-        raise InvalidInputError(
-            f"substitution_cost must be a non-negative integer (as in torchmetrics' EditDistance), got {value!r}"
-        )
-    if value > MAX_SUBSTITUTION_COST:
-        raise InvalidInputError(f"substitution_cost must be <= {MAX_SUBSTITUTION_COST:,}, got {value!r}")
-
-
 # ====================================================================== edit distance
 @dataclasses.dataclass(frozen=True)
 class EditDistanceConfig:
+    """Options of the edit distance: the cost of a substitution and the torchmetrics-style reduction."""
+
     substitution_cost: int = sig_field("sub", 1)
     reduction: str | None = sig_field("red", "mean")
 
     def __post_init__(self) -> None:
-        _check_substitution_cost(self.substitution_cost)
+        check_substitution_cost(self.substitution_cost)
         object.__setattr__(self, "reduction", check_reduction(self.reduction))
 
 
@@ -108,21 +89,23 @@ class EditDistanceStats(Stats):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class EditDistanceResult(Result):
+    """The mean (or sum, or per-segment) distance; ``distance_sum`` over ``count`` segments."""
+
     distance_sum: int = 0
     count: int = 0
 
 
-def _guard(metric: str, flat_p: Sequence[Any], flat_r: Sequence[Any], starts: np.ndarray | None, kernel: str) -> None:
-    """Refuse, before it runs, a pair whose edit distance would take longer than the limit
-    (:mod:`nlgmetrics.algorithms.guard`)."""
-    check_items(metric, kernel, flat_p, flat_r, starts)
-
-
 def _edit_kernel(preds: list[str], refs: ReferenceSets, cfg: EditDistanceConfig) -> StatsBatch[EditDistanceStats]:
     flat_p, flat_r, starts = expand_pairs(preds, refs)
-    _guard("edit_distance", flat_p, flat_r, starts, "levenshtein")
+    check_items("edit_distance", "levenshtein", flat_p, flat_r, starts)
     dist = reduce_segments(levenshtein_many(flat_p, flat_r, cfg.substitution_cost), starts, "min")
     return StatsBatch.from_lists(EditDistanceStats, {"distance": dist.tolist(), "count": [1] * len(preds)})
+
+
+def _edit_pair(prediction: str, reference: str, cfg: EditDistanceConfig) -> tuple[int, int]:
+    # the kernel's guard and per-pair distance (levenshtein_many runs the same rapidfuzz scorer over columns)
+    check_pair("edit_distance", "levenshtein", prediction, reference)
+    return levenshtein(prediction, reference, cfg.substitution_cost), 1
 
 
 def edit_distance_from_stats(stats: EditDistanceStats, cfg: EditDistanceConfig) -> EditDistanceResult:
@@ -138,85 +121,8 @@ EDIT_DISTANCE: Family[EditDistanceConfig, EditDistanceStats, EditDistanceResult]
     config_cls=EditDistanceConfig,
     stats_cls=EditDistanceStats,
     kernel=_edit_kernel,
+    pair_kernel=_edit_pair,
     formula=edit_distance_from_stats,
-    vectorized=True,
-)
-
-
-# ====================================================================== NLS
-@dataclasses.dataclass(frozen=True)
-class NLSConfig:
-    substitution_cost: int = sig_field("sub", 1)
-    reduction: str | None = sig_field("red", "mean")
-
-    def __post_init__(self) -> None:
-        _check_substitution_cost(self.substitution_cost)
-        object.__setattr__(self, "reduction", check_reduction(self.reduction))
-
-
-@dataclasses.dataclass(frozen=True)
-class NLSStats(Stats):
-    """Sum of per-segment similarities and the number of segments."""
-
-    score_sum: float
-    count: int
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class NLSResult(Result):
-    count: int = 0
-
-
-def normalized_distances(
-    flat_preds: list[str], flat_refs: list[str], substitution_cost: int, denominators: np.ndarray | None = None
-) -> np.ndarray:
-    """``lev / max(len)`` per pair; 0.0 where both strings are empty. ``denominators`` overrides the lengths
-    (the official DocVQA script divides by the lengths of the raw, unnormalised strings)."""
-    import numpy as np
-
-    dist = levenshtein_many(flat_preds, flat_refs, substitution_cost)
-    if denominators is None:
-        denominators = np.maximum(lengths(flat_preds), lengths(flat_refs))
-    return safe_div(dist, denominators, default=0.0)
-
-
-def _nls_kernel(preds: list[str], refs: ReferenceSets, cfg: NLSConfig) -> StatsBatch[NLSStats]:
-    flat_p, flat_r, starts = expand_pairs(preds, refs)
-    _guard("nls", flat_p, flat_r, starts, "levenshtein")
-    if cfg.substitution_cost == 1:
-        sim = normalized_similarity_many(flat_p, flat_r)
-    else:
-        sim = 1.0 - normalized_distances(flat_p, flat_r, cfg.substitution_cost)
-    return segment_score_batch(reduce_segments(sim, starts, "max"))
-
-
-def segment_score_batch(scores: np.ndarray) -> StatsBatch[NLSStats]:
-    """Per-segment scores as :class:`NLSStats` (a score and a count each): for every metric whose corpus score is
-    the mean (or the sum) of its segment scores."""
-    if isinstance(scores, list) and scores:  # see algorithms.edit.SMALL: Python lists, no numpy
-        return StatsBatch.from_lists(NLSStats, {"score_sum": scores, "count": [1] * len(scores)})
-    import numpy as np
-
-    return StatsBatch(NLSStats, {"score_sum": np.asarray(scores), "count": np.ones(len(scores), dtype=np.int64)})
-
-
-def reduce_segment_scores(stats: NLSStats, reduction: str | None) -> Any:
-    """The mean of the segment scores, or their sum with ``reduction="sum"`` (0 with no segment)."""
-    return stats.score_sum if reduction == "sum" else safe_div(stats.score_sum, stats.count)
-
-
-def nls_from_stats(stats: NLSStats, cfg: NLSConfig) -> NLSResult:
-    return NLSResult(score=reduce_segment_scores(stats, cfg.reduction), count=stats.count)
-
-
-NLS: Family[NLSConfig, NLSStats, NLSResult] = Family(
-    cache_configs=True,
-    name="nls",
-    bounds=(0.0, 1.0),
-    config_cls=NLSConfig,
-    stats_cls=NLSStats,
-    kernel=_nls_kernel,
-    formula=nls_from_stats,
     vectorized=True,
 )
 
@@ -237,7 +143,7 @@ class ErrorRateConfig:
     def __post_init__(self) -> None:
         if self.unit not in _UNITS:
             raise unknown_option("unit", self.unit, list(_UNITS))
-        _check_substitution_cost(self.substitution_cost)
+        check_substitution_cost(self.substitution_cost)
         if self.tokenizer is None or self.tokenizer == _UNITS[self.unit]:  # the internal name of the default
             object.__setattr__(self, "tokenizer", _UNITS[self.unit])
         else:
@@ -276,36 +182,36 @@ class ErrorRateResult(Result):
     wip: float = 0.0
 
 
+def _error_counts(ptoks: Sequence[Any], rtoks: Sequence[Any], substitution_cost: int) -> tuple[int, ...]:
+    """The statistics of one tokenised pair, in :class:`ErrorRateStats`' field order: the kernel's per-pair
+    function."""
+    hits, subs, dels, ins = operation_counts(rtoks, ptoks)
+    errors = subs + dels + ins if substitution_cost == 1 else levenshtein(ptoks, rtoks, substitution_cost)
+    return errors, hits, subs, dels, ins, len(rtoks), len(ptoks)
+
+
+def _cost_guard(cfg: ErrorRateConfig) -> tuple[str, str]:
+    """The metric and the kernel the cost guard names: characters for CER, tokens otherwise."""
+    return ("cer", "levenshtein") if cfg.unit == "char" else ("wer", "token-levenshtein")
+
+
 def _error_rate_kernel(preds: list[str], refs: ReferenceSets, cfg: ErrorRateConfig) -> StatsBatch[ErrorRateStats]:
     tok = get_tokenizer(cfg.tokenizer or _UNITS[cfg.unit])
     ptoks = [tok(p) for p in preds]
     rtoks = [tok(r) for r in refs.first()]
-    if cfg.unit == "char":
-        _guard("cer", ptoks, rtoks, None, "levenshtein")
-    else:
-        _guard("wer", ptoks, rtoks, None, "token-levenshtein")
-    hits, subs, dels, ins = (list(c) for c in zip(*map(operation_counts, rtoks, ptoks), strict=True))
-    errors = (
-        list(map(_sum3, subs, dels, ins))
-        if cfg.substitution_cost == 1
-        else levenshtein_many(ptoks, rtoks, cfg.substitution_cost).tolist()
-    )
-    return StatsBatch.from_lists(
-        ErrorRateStats,
-        {
-            "errors": errors,
-            "hits": hits,
-            "substitutions": subs,
-            "deletions": dels,
-            "insertions": ins,
-            "reference_length": list(map(len, rtoks)),
-            "prediction_length": list(map(len, ptoks)),
-        },
-    )
+    check_items(*_cost_guard(cfg), ptoks, rtoks, None)
+    cost = cfg.substitution_cost
+    columns = zip(*[_error_counts(p, r, cost) for p, r in zip(ptoks, rtoks, strict=True)], strict=True)
+    names = ErrorRateStats.field_names()
+    return StatsBatch.from_lists(ErrorRateStats, dict(zip(names, map(list, columns), strict=True)))
 
 
-def _sum3(a: int, b: int, c: int) -> int:
-    return a + b + c
+def _error_rate_pair(prediction: str, reference: str, cfg: ErrorRateConfig) -> tuple[int, ...]:
+    # the kernel's tokenizer, guard and per-pair function on one pair
+    tok = get_tokenizer(cfg.tokenizer or _UNITS[cfg.unit])
+    ptoks, rtoks = tok(prediction), tok(reference)
+    check_pair(*_cost_guard(cfg), ptoks, rtoks)
+    return _error_counts(ptoks, rtoks, cfg.substitution_cost)
 
 
 def error_rate_from_stats(stats: ErrorRateStats, cfg: ErrorRateConfig) -> ErrorRateResult:
@@ -349,6 +255,7 @@ CER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
     config_cls=ErrorRateConfig,
     stats_cls=ErrorRateStats,
     kernel=_error_rate_kernel,
+    pair_kernel=_error_rate_pair,
     formula=error_rate_from_stats,
     presets={"jiwer": {"unit": "char"}},
     default_preset="jiwer",
@@ -364,6 +271,7 @@ WER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
     config_cls=ErrorRateConfig,
     stats_cls=ErrorRateStats,
     kernel=_error_rate_kernel,
+    pair_kernel=_error_rate_pair,
     formula=error_rate_from_stats,
     presets={"jiwer": {"unit": "word"}},
     default_preset="jiwer",
@@ -392,6 +300,7 @@ def _word_measure(name: str, higher_is_better: bool) -> Family[ErrorRateConfig, 
         config_cls=ErrorRateConfig,
         stats_cls=ErrorRateStats,
         kernel=_error_rate_kernel,
+        pair_kernel=_error_rate_pair,
         formula=_headline(name),
         presets={"jiwer": {"unit": "word"}},
         default_preset="jiwer",
@@ -422,28 +331,6 @@ def _error_rate_call(
     if tokenizer is not None:
         options["tokenizer"] = tokenizer
     return family.compute(predictions, references, family.make_config(preset, **options), segments=segments)
-
-
-def nls(
-    predictions: Sequence[str] | str,
-    references: Refs,
-    *,
-    substitution_cost: int = 1,
-    reduction: str | None = "mean",
-    segments: bool = False,
-) -> NLSResult:
-    """Normalized Levenshtein similarity, ``1 - lev(p, t) / max(len p, len t)`` (1.0 when both are empty).
-
-    With several references per segment, the most similar one counts. ``reduction`` is ``"mean"``, ``"sum"``
-    or ``"none"``/``None`` (then ``score`` holds one value per segment).
-
-    >>> nls(["rain", "lnaguaeg"], ["shine", "language"]).score
-    0.45
-    >>> nls(["rain", "lnaguaeg"], ["shine", "language"], reduction=None).score
-    (0.4, 0.5)
-    """
-    cfg = NLS.make_config(substitution_cost=substitution_cost, reduction=reduction)
-    return NLS.compute(predictions, references, cfg, segments=segments)
 
 
 def edit_distance(
