@@ -124,21 +124,24 @@ def latency(
     sizes: Sequence[int] = SIZES,
     rounds: int = 5,
     min_segments: int = 200,
+    alternate: bool = False,
 ) -> dict[int, dict[str, tuple[float, float]]]:
     """Per-segment (wall, CPU) cost of one call on ``n`` fresh segments, for each size: each round generates new
     batches (``make_batch(n, seed)``), enough of them to cover ``min_segments`` segments, and every tool scores
-    them in turn. Best round per tool."""
+    them in turn (``alternate``: in reverse order every other round, so that no tool is always the first to read
+    the fresh batches). Best round per tool."""
     out: dict[int, dict[str, tuple[float, float]]] = {}
     seed = 10_000
     for n in sizes:
         calls = max(1, min_segments // n)
         best = {name: (float("inf"), float("inf")) for name in tools}
-        for _ in range(rounds):
+        for r in range(rounds):
             batches = []
             for _ in range(calls):
                 seed += 1
                 batches.append(make_batch(n, seed))
-            for name, fn in tools.items():
+            order = list(tools.items())
+            for name, fn in order[::-1] if alternate and r % 2 else order:
                 t0, c0 = time.perf_counter(), time.process_time()
                 for preds, refs in batches:
                     fn(preds, refs)

@@ -6,13 +6,16 @@ first: the two perplexities agree within the precision's rounding):
 * **corpus**: float32 logits ``(8, 512, 32000)`` in batches of 2 sequences (a language model's evaluation loop),
   the statistics summed over the batches; and the same in float64 on a smaller vocabulary;
 * **latency**: batches of 1, 8, 64 and 512 sequences of 64 tokens over a vocabulary of 4,096, fresh logits for
-  every call, per sequence;
+  every call, per sequence: the functions (``nlgmetrics.perplexity`` against torchmetrics' update and compute),
+  and at 1 and 8 sequences the torchmetrics classes' ``update()`` (``nlgmetrics.torch.Perplexity`` against
+  ``torchmetrics.text.Perplexity``), which is what an evaluation loop calls;
 * **log-probabilities**: 10,000 sequences of 200 per-token log-probabilities as Python lists (what inference
   servers return), which torchmetrics cannot take: nlgmetrics alone, with the throughput;
 * **cold**: a fresh process that imports the library and scores one batch;
 * **warm** (labelled, not a headline): the same batch of 8 sequences scored again and again.
 
-Timings alternate between the implementations (best of ``--repeat`` rounds), so background load hits them alike;
+Timings alternate between the implementations (best of ``--repeat`` rounds, each in reverse order every other
+round, so that neither is always the first to read fresh logits), so background load hits them alike;
 CPU time (``time.process_time``) is printed beside wall time. torch runs on ``--threads`` threads (default 1: on a
 machine shared with other work, the CPU time of several threads mostly measures their waiting for each other; both
 tools run under the same setting). Run: ``python bench/perplexity.py`` (``--quick``: smaller sizes, fewer rounds).
@@ -29,10 +32,12 @@ from pathlib import Path
 import numpy as np
 import torch
 from torchmetrics.functional.text.perplexity import _perplexity_compute, _perplexity_update
+from torchmetrics.text import Perplexity as TorchmetricsPerplexity
 
 import _harness as harness
 import nlgmetrics as nm
 from _common import fmt_time, table
+from nlgmetrics.torch import Perplexity as AdapterPerplexity
 
 IGNORE = -100
 
@@ -65,8 +70,9 @@ def torchmetrics_loop(batches: list[tuple[torch.Tensor, torch.Tensor]]) -> float
 def corpus_rows(label: str, batches: list, repeat: int, rel: float) -> tuple[list[tuple[str, ...]], float]:
     best = {name: (float("inf"), float("inf")) for name in ("ours", "tm")}
     out: dict[str, float] = {}
-    for _ in range(repeat):
-        for name, fn in (("ours", ours_loop), ("tm", torchmetrics_loop)):
+    tools = [("ours", ours_loop), ("tm", torchmetrics_loop)]
+    for r in range(repeat):
+        for name, fn in tools[::-1] if r % 2 else tools:
             t0, c0 = time.perf_counter(), time.process_time()
             out[name] = fn(batches)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -110,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     args = parser.parse_args(argv)
-    repeat = 1 if args.quick else args.repeat
+    repeat = args.repeat
     torch.set_num_threads(args.threads)
     command = "python bench/perplexity.py" + (" --quick" if args.quick else "") + f" --threads {args.threads}"
     harness.header("perplexity: nlgmetrics against torchmetrics", command)
@@ -130,9 +136,21 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table(rows, ("corpus workload (batches of 2 sequences)", "implementation", "wall", "CPU", "CPU vs ours")))
     sizes = (1, 8, 64) if args.quick else (1, 8, 64, 512)
-    lat = harness.latency({"nlgmetrics": ours, "torchmetrics": tm}, fresh_batch, sizes, rounds=3 if args.quick else 5)
+    rounds = 4 if args.quick else 6
+    lat = harness.latency({"nlgmetrics": ours, "torchmetrics": tm}, fresh_batch, sizes, rounds=rounds, alternate=True)
     for n, per in lat.items():
         figures[f"latency_{n}_cpu_ratio"] = per["torchmetrics"][1] / per["nlgmetrics"][1]
+    adapter, their_class = AdapterPerplexity(ignore_index=IGNORE), TorchmetricsPerplexity(ignore_index=IGNORE)
+    updates = harness.latency(
+        {"nlgmetrics.torch": adapter.update, "torchmetrics": their_class.update},
+        fresh_batch,
+        (1, 8),
+        rounds=rounds,
+        alternate=True,
+    )
+    assert abs(float(adapter.compute()) - float(their_class.compute())) <= 1e-5 * float(their_class.compute())
+    for n, per in updates.items():
+        figures[f"update_{n}_cpu_ratio"] = per["torchmetrics"][1] / per["nlgmetrics.torch"][1]
     codes = {
         "nlgmetrics": _COLD.format(
             threads=args.threads, imports="import nlgmetrics as nm", call="nm.perplexity(x, y).score"
@@ -149,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
         [
             (harness.COLD_HEADER, harness.cold_table("2 × 16 tokens, vocabulary 1,000", cold, "nlgmetrics")),
             (harness.LATENCY_HEADER, harness.latency_table("64 tokens, vocabulary 4,096", lat, "nlgmetrics")),
+            (
+                harness.LATENCY_HEADER,
+                harness.latency_table("update() of the torchmetrics classes", updates, "nlgmetrics.torch"),
+            ),
             (harness.WARM_HEADER, harness.warm_table("the same 8 × 64 × 4,096 batch", warm, "nlgmetrics")),
         ]
     )

@@ -8,6 +8,7 @@ import itertools
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,3 +82,21 @@ def test_bounds_and_permutation(seqs, data):
     perm = data.draw(st.permutations(range(len(seqs))))
     q = nm.perplexity([seqs[i] for i in perm], segments=True)
     assert [str(x) for x in q.segments] == [str(r.segments[i]) for i in perm]
+
+
+@settings(max_examples=60)
+@given(logit_batches(), st.sampled_from(["float32", "float64"]))
+def test_a_sequence_is_its_own_whatever_its_batch_and_padding_in_torch(batch, dtype):
+    # the small-batch torch path (one padded batch) against sequences scored alone, and against the numpy-checked
+    # path that ragged lists and mostly padded batches take
+    torch = pytest.importorskip("torch")
+    logits, targets, lengths = batch
+    x, t = torch.from_numpy(logits).to(getattr(torch, dtype)), torch.from_numpy(targets)
+    padded = PERPLEXITY.batch_stats(x, t, PERPLEXITY.make_config(ignore_index=-100))
+    ragged = PERPLEXITY.batch_stats(
+        [x[i, :n] for i, n in enumerate(lengths)], [t[i, :n] for i, n in enumerate(lengths)], PERPLEXITY.make_config()
+    )
+    for i, n in enumerate(lengths):
+        alone = PERPLEXITY.batch_stats(x[i : i + 1, :n], t[i : i + 1, :n], PERPLEXITY.make_config()) if n else None
+        assert padded[i] == ragged[i]  # bit for bit
+        assert alone is None or alone[0] == padded[i]

@@ -4,6 +4,7 @@ messages name the sequence and the token."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -194,3 +195,141 @@ def test_evaluate_refuses_text_with_a_way_out():
 
     with pytest.raises(InvalidInputError, match=r"call nlgmetrics\.perplexity or `nlgmetrics perplexity`"):
         evaluate(Texts(["a b"]), {"sys": ["a b"]}, ["perplexity"], bootstrap=0, test=None)
+
+
+def _torch_cases():
+    x = _logits_without_zeros()
+    inf_at = x.copy()
+    inf_at[1, 0, 2] = np.inf
+    return [
+        ("2-D logits", LOGITS[0], TARGETS[0], None),
+        ("targets of another shape", LOGITS, TARGETS[:1], -100),
+        ("integer logits", PROBS.astype(np.int64), TARGETS, -100),
+        ("float targets", x, TARGETS.astype(np.float64), -100),
+        ("-100 with no ignore_index", x, TARGETS, None),
+        ("an id past the vocabulary", x, np.array([[0, 0, 3], [0, 0, -100]]), -100),
+        ("a negative id that is not ignore_index", x, np.array([[0, -1, 0], [0, 0, -100]]), -100),
+        ("NaN in a counted row", _nan_at((0, 1, 2)), TARGETS, -100),
+        ("+inf in a counted row", inf_at, TARGETS, -100),
+        ("a target logit of -inf", LOGITS, np.array([[0, 0, 0], [0, 2, -100]]), -100),
+        ("ignore_index inside the vocabulary, all ids in range", x, np.array([[0, 1, 2], [0, 1, 0]]), 0),
+    ]
+
+
+@pytest.mark.parametrize(("what", "logits", "targets", "ignore"), _torch_cases(), ids=[c[0] for c in _torch_cases()])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_torch_tensors_give_the_numpy_checks_and_numbers(what, logits, targets, ignore, dtype):
+    """CPU tensors are checked on the tensors themselves (a leaner path for small batches): the same errors, word
+    for word, and the same statistics, bit for bit, as the same numbers given as numpy arrays in the precision
+    that path computes in."""
+    torch = pytest.importorskip("torch")
+    from nlgmetrics.metrics.perplexity import PERPLEXITY, _perplexity_kernel
+    from nlgmetrics.torch import Perplexity as TorchPerplexity
+
+    x = torch.from_numpy(logits)
+    if x.is_floating_point():
+        x = x.to(getattr(torch, dtype))
+    t = torch.from_numpy(targets)
+    cfg = PERPLEXITY.make_config(ignore_index=ignore)
+    expected: Any = None
+    try:
+        expected = nm.perplexity(x.numpy(), targets, ignore_index=ignore)
+    except InvalidInputError as e:
+        expected = e
+    if isinstance(expected, InvalidInputError):
+        with pytest.raises(InvalidInputError) as checked:
+            _perplexity_kernel(x, t, cfg)  # the path that checks the targets in numpy
+        # a torch dtype is named as torch names it
+        assert str(checked.value).replace("torch.", "") == str(expected)
+        with pytest.raises(InvalidInputError) as got:
+            nm.perplexity(x, t, ignore_index=ignore)
+        assert str(got.value) == str(checked.value)
+        with pytest.raises(InvalidInputError) as got:
+            TorchPerplexity(ignore_index=ignore).update(x, t)
+        assert str(got.value) == str(checked.value)
+        return
+    general = _perplexity_kernel(x, t, cfg)  # the numpy-checked path, the softmax in torch
+    assert PERPLEXITY.batch_stats(x, t, cfg).columns.keys() == general.columns.keys()
+    for name, column in PERPLEXITY.batch_stats(x, t, cfg).columns.items():
+        assert column.tolist() == general.columns[name].tolist()
+    assert repr(nm.perplexity(x, t, ignore_index=ignore)) == repr(PERPLEXITY.finalize(general.total(), cfg))
+    assert nm.perplexity(x, t, ignore_index=ignore).score == pytest.approx(expected.score, rel=1e-5)
+
+
+def test_torch_small_batches_agree_with_the_checked_path():
+    """Random batches in every floating dtype, with and without ignore_index and byte counts: the leaner path for
+    small CPU batches gives the statistics of the path that checks them in numpy, bit for bit."""
+    torch = pytest.importorskip("torch")
+    from nlgmetrics.metrics.perplexity import PERPLEXITY, _perplexity_kernel
+
+    rng = np.random.default_rng(7)
+    for trial in range(120):
+        b, t_len, v = int(rng.integers(1, 6)), int(rng.integers(1, 12)), int(rng.integers(2, 60))
+        dtype = (torch.float32, torch.float64, torch.float16, torch.bfloat16)[trial % 4]
+        x = torch.from_numpy(rng.normal(size=(b, t_len, v)) * rng.choice([0.5, 5.0, 60.0])).to(dtype)
+        t = torch.from_numpy(rng.integers(0, v, size=(b, t_len)))
+        ignore = (None, -100, 0)[trial % 3]
+        if ignore is not None:
+            t[torch.from_numpy(rng.random((b, t_len)) < 0.3)] = ignore
+        num_bytes = None if trial % 5 else [int(n) for n in rng.integers(0, 50, size=b)]
+        for precision in ("auto", "float64"):
+            cfg = PERPLEXITY.make_config(ignore_index=ignore, precision=precision)
+            fast = PERPLEXITY.batch_stats(x, t, cfg, num_bytes=num_bytes)
+            checked = _perplexity_kernel(x, t, cfg, num_bytes=num_bytes)
+            for name, column in checked.columns.items():
+                assert [repr(v) for v in fast.columns[name].tolist()] == [repr(v) for v in column.tolist()], name
+            result = nm.perplexity(x, t, ignore_index=ignore, precision=precision, num_bytes=num_bytes)
+            assert repr(result) == repr(PERPLEXITY.finalize(checked.total(), cfg))
+
+
+def test_torch_logits_that_require_grad():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor(_logits_without_zeros(), requires_grad=True)
+    t = torch.tensor(TARGETS)
+    assert nm.perplexity(x, t, ignore_index=-100).score == pytest.approx(EXPECTED, rel=1e-15)
+    assert nm.perplexity([x[0], x[1, :2]], [t[0], t[1, :2]]).score == pytest.approx(EXPECTED, rel=1e-15)
+    from nlgmetrics.torch import Perplexity as TorchPerplexity
+
+    m = TorchPerplexity(ignore_index=-100)
+    m.update(x, t)
+    assert float(m.compute()) == pytest.approx(EXPECTED, rel=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_probability_below_the_smallest_normal_float_is_computed_from_log_softmax(dtype):
+    # log(softmax) loses the bits of a subnormal probability, and gives -inf once it underflows to 0
+    torch = pytest.importorskip("torch")
+    gap = {"float32": (95.0, 120.0), "float64": (720.0, 800.0)}[dtype]
+    x = torch.zeros(1, 3, 4, dtype=getattr(torch, dtype))
+    x[0, 0, 1] = gap[0]  # the target 0 has probability about e^-gap
+    x[0, 1, 1] = gap[1]
+    t = torch.tensor([[0, 0, 2]])
+    exact = torch.nn.functional.cross_entropy(x[0].double(), t[0], reduction="sum").item() / 3
+    padded = torch.cat([t, torch.full((1, 4), -100)], 1), torch.cat([x, torch.zeros(1, 4, 4, dtype=x.dtype)], 1)
+    for r in (
+        nm.perplexity(x, t),  # the small-batch path
+        nm.perplexity(padded[1], padded[0], ignore_index=-100),  # mostly padding: the numpy-checked path
+        nm.perplexity([x[0]], [t[0]]),
+    ):
+        assert math.isfinite(r.score)
+        assert r.nll == pytest.approx(exact, rel=1e-6)
+
+
+def test_torch_views_that_are_not_contiguous():
+    torch = pytest.importorskip("torch")
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(3, 5, 7, generator=g) * 30  # a few probabilities below the smallest normal float32
+    t = torch.randint(7, (3, 5), generator=g)
+    t[0, 0], t[2, 3] = x[0, 0].argmin(), x[2, 3].argmin()
+    assert int((torch.softmax(x, 2).gather(2, t[..., None]) < torch.finfo(torch.float32).tiny).sum()) >= 2
+    x_view = x.transpose(0, 1).contiguous().transpose(0, 1)
+    t_view = t.t().contiguous().t()
+    assert not x_view.is_contiguous()
+    assert not t_view.is_contiguous()
+    for ignore in (None, 6):
+        expected = nm.perplexity(x, t, ignore_index=ignore, segments=True)
+        got = nm.perplexity(x_view, t_view, ignore_index=ignore, segments=True)
+        assert repr(got) == repr(expected)
+        assert repr(nm.perplexity(x_view, t_view, ignore_index=ignore)) == repr(
+            nm.perplexity(x, t, ignore_index=ignore)
+        )

@@ -112,7 +112,8 @@ class TorchMetric(_TorchmetricsMetric):
             # in place: the states are torchmetrics' own clones (``reset`` and ``forward`` copy them), and an
             # attribute assignment on a torch Module costs more than the addition
             if field.size is None:
-                current.add_(float(value))
+                if value:  # adding 0 changes no state (none is ever -0.0): a torch call saved per zero field
+                    current.add_(float(value))
             else:
                 current.add_(torch.as_tensor(value, dtype=torch.float64, device=current.device))
         if self.keep_segments:
