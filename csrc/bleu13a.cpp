@@ -187,41 +187,17 @@ void for_each_token(const Text& s, F&& f) {
     }
 }
 
-// Token ids local to one segment (its hypothesis and references): an open-addressing table over views into the
-// segment's texts, emptied slot by slot (no allocation per segment once warm).
-class Interner {
-   public:
-    void reset(std::size_t max_tokens) {
-        for (uint32_t u : used_) slots_[u] = 0;
-        used_.clear();
-        views_.clear();
-        std::size_t want = 16;
-        while (want < 2 * max_tokens + 2) want <<= 1;
-        if (want > slots_.size()) slots_.assign(want, 0);
-    }
-    uint32_t id(std::u32string_view t) {
+// The hash of a token (a view into a segment's text).
+struct ViewHash {
+    uint64_t operator()(std::u32string_view t) const {
         uint64_t h = 0x9E3779B97F4A7C15ull ^ t.size();
         for (char32_t c : t) h = (h ^ c) * 0x100000001B3ull;
-        h ^= h >> 29;
-        const std::size_t mask = slots_.size() - 1;
-        for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
-            const uint32_t v = slots_[i];
-            if (v == 0) {
-                views_.push_back(t);
-                slots_[i] = static_cast<uint32_t>(views_.size());
-                used_.push_back(static_cast<uint32_t>(i));
-                return static_cast<uint32_t>(views_.size() - 1);
-            }
-            if (views_[v - 1] == t) return v - 1;
-        }
+        return h ^ (h >> 29);
     }
-    std::size_t size() const { return views_.size(); }
-
-   private:
-    std::vector<uint32_t> slots_;  // 1 + the id of the view there, 0 when empty
-    std::vector<uint32_t> used_;
-    std::vector<std::u32string_view> views_;
 };
+
+// Token ids local to one segment (its hypothesis and references), over views into the segment's texts.
+using Interner = clip::DenseIds<std::u32string_view, ViewHash>;
 
 py::list list_of(const std::vector<int64_t>& values) {
     PyObject* out = PyList_New(static_cast<Py_ssize_t>(values.size()));

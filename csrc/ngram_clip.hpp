@@ -14,7 +14,10 @@
 
 namespace nlgm::clip {
 
-// Dense ids of exact 64-bit keys, in order of first appearance; emptied slot by slot.
+// Dense ids of keys, in order of first appearance: an open-addressing table emptied slot by slot (no allocation
+// once warm). ``Hash`` mixes a key into 64 bits; equal keys get equal ids, and only equality decides (the hash
+// only places them). Used with exact 64-bit keys here and with token views in bleu13a.cpp.
+template <class Key, class Hash>
 class DenseIds {
    public:
     void reset(std::size_t max_keys) {
@@ -25,9 +28,8 @@ class DenseIds {
         while (want < 2 * max_keys + 2) want <<= 1;
         if (want > slots_.size()) slots_.assign(want, 0);
     }
-    uint32_t id(uint64_t key) {
-        uint64_t h = key * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 32;
+    uint32_t id(const Key& key) {
+        const uint64_t h = Hash{}(key);
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
             const uint32_t v = slots_[i];
@@ -45,7 +47,15 @@ class DenseIds {
    private:
     std::vector<uint32_t> slots_;  // 1 + the id of the key there, 0 when empty
     std::vector<uint32_t> used_;
-    std::vector<uint64_t> keys_;
+    std::vector<Key> keys_;
+};
+
+// The hash of an exact 64-bit key (an n-gram's (prefix id, token) pair).
+struct KeyHash {
+    uint64_t operator()(uint64_t key) const {
+        const uint64_t h = key * 0x9E3779B97F4A7C15ull;
+        return h ^ (h >> 32);
+    }
 };
 
 class Clipper {
@@ -107,7 +117,7 @@ class Clipper {
     }
 
    private:
-    DenseIds ids_;
+    DenseIds<uint64_t, KeyHash> ids_;
     std::vector<std::vector<uint32_t>> cur_;  // per sequence: the ids of its n-grams of the current order
     std::vector<int64_t> hyp_, ref_, best_;
     std::vector<uint32_t> hyp_seen_, seen_;
