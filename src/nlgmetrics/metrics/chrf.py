@@ -143,7 +143,7 @@ def _f_parts(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any, Any]:
     effective_order: Any = 0
     avg_prec: Any = 0.0
     avg_rec: Any = 0.0
-    if not is_array(stats.hyp):  # numbers: the same operations, without the array helpers
+    if not is_array(stats.hyp):  # numbers: the same operations as the columns' loop below, inline (one pair's cost)
         hyp, ref, match = stats.hyp, stats.ref, stats.match
         for i in range(cfg.order):
             n_hyp, n_ref, n_match = hyp[i], ref[i], match[i]
@@ -156,23 +156,18 @@ def _f_parts(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any, Any]:
                 avg_rec += rec
                 effective_order += 1
         return score, avg_prec, avg_rec, effective_order
+    import numpy as np  # columns, one row per segment: numbers took the path above
+
     for i in range(cfg.order):
         n_hyp, n_ref, n_match = _at(stats.hyp, i), _at(stats.ref, i), _at(stats.match, i)
         prec = _ratio(n_match, n_hyp, eps)
         rec = _ratio(n_match, n_ref, eps)
         denom = factor * prec + rec
         score += _ratio((1 + factor) * prec * rec, denom, eps)
-        import numpy as np  # arrays only: numbers took the path above
-
-        both = (n_hyp > 0) & (n_ref > 0) if isinstance(n_hyp, np.ndarray) else (n_hyp > 0 and n_ref > 0)
-        if isinstance(both, np.ndarray):
-            avg_prec = avg_prec + np.where(both, prec, 0.0)
-            avg_rec = avg_rec + np.where(both, rec, 0.0)
-            effective_order = effective_order + both.astype(np.int64)
-        elif both:
-            avg_prec += prec
-            avg_rec += rec
-            effective_order += 1
+        both = (n_hyp > 0) & (n_ref > 0)
+        avg_prec = avg_prec + np.where(both, prec, 0.0)
+        avg_rec = avg_rec + np.where(both, rec, 0.0)
+        effective_order = effective_order + both.astype(np.int64)
     return score, avg_prec, avg_rec, effective_order
 
 
