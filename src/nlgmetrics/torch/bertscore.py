@@ -21,7 +21,7 @@ What is done differently, without changing the numbers (beyond float rounding, a
 * a text that is truncated is tokenised only as far as the kept tokens reach (a 10 MB text costs the
   tokenisation of a few thousand characters);
 * the corpus is processed in chunks of consecutive pairs whose new texts fill at most :data:`CHUNK_BYTES` of
-  embeddings (21,800 tokens for MiniLM-L6); a chunk's texts are sorted by length
+  embeddings (10,900 tokens for MiniLM-L6); a chunk's texts are sorted by length
   together, its embeddings sit in one buffer freed with the chunk, and a text's embedding is kept beyond its chunk
   only until the last chunk that uses it, so memory stays bounded on long corpora (bert-score holds every
   embedding of the call);
@@ -79,12 +79,13 @@ MAX_ENCODERS = 2
 #: Default budget of each model's reference-embedding cache, in bytes.
 CACHE_BYTES = 256 * 2**20
 #: Memory budget of the activations of one forward pass on a CPU, in bytes. A batch holds at most as many padded
-#: tokens as the model's width allows within it (:meth:`Encoder.token_budget`; 3,640 for MiniLM-L6 in float32, 1,820
+#: tokens as the model's width allows within it (:meth:`Encoder.token_budget`; 1,820 for MiniLM-L6 in float32, 910
 #: for BERT-base), and at most ``batch_size`` texts when one is given. The budget keeps the peak memory bounded
-#: whatever the texts. Measured on MiniLM-L6 (1,000 SummEval pairs, 2 threads), 128 MiB was about 15% faster than
-#: 384 MiB and held less memory; budgets of 64-128 MiB measured alike, while a cap of 1,024 tokens per batch was
-#: 2× slower (every operation of a forward pass synchronises the threads).
-FORWARD_BYTES = 128 * 2**20
+#: whatever the texts. Measured on MiniLM-L6 (1,000 SummEval pairs, 2 threads, one fresh process per setting), 64 MiB
+#: ran as fast as 128 MiB (every budget from 32 to 128 MiB measured alike, within the machine's ±10% noise) and
+#: peaked at 734-737 MiB in three runs against 701-874 MiB (bert-score: 810-910 MiB); 384 MiB was about 15% slower.
+#: An earlier cap of 1,024 padded tokens per batch was 2× slower.
+FORWARD_BYTES = 64 * 2**20
 #: The same budget on a GPU or another accelerator, where larger batches keep the device busy (not measured here).
 ACCELERATOR_FORWARD_BYTES = 384 * 2**20
 #: What one more forward pass costs, counted in padded tokens, when batches are chosen (:func:`_batches`).
@@ -95,9 +96,9 @@ PREFIX_CHARS = 8192
 #: Tokens beyond the kept ones that a truncated prefix must reach (so the cut cannot change a kept token).
 PREFIX_MARGIN = 64
 #: Budget of the embeddings of one chunk of pairs, in bytes: the embeddings held at a time are those of a chunk
-#: (plus those reused by later chunks, and the reference cache), whatever the length of the corpus. 32 MiB measured
-#: as fast as 128 MiB on 1,000 SummEval pairs (MiniLM-L6), with a lower peak.
-CHUNK_BYTES = 32 * 2**20
+#: (plus those reused by later chunks, and the reference cache), whatever the length of the corpus. 16 MiB measured
+#: as fast as 32 and 128 MiB on 1,000 SummEval pairs (MiniLM-L6), with a lower peak.
+CHUNK_BYTES = 16 * 2**20
 #: At most this many pairs per chunk.
 CHUNK_PAIRS = 8192
 #: Upper bound on the similarity entries of one greedy-matching batch (pairs x layers x tokens x tokens).
@@ -443,7 +444,7 @@ class Encoder(Tokenization):
 
     def chunk_tokens(self) -> int:
         """How many tokens of new texts one chunk of pairs may hold: their embeddings (float32, every layer kept)
-        fill at most :data:`CHUNK_BYTES` (21,800 tokens for MiniLM-L6, 10,900 for BERT-base)."""
+        fill at most :data:`CHUNK_BYTES` (10,900 tokens for MiniLM-L6, 5,460 for BERT-base)."""
         layers = self.depth + 1 if self.all_layers else 1
         return max(self.max_length, CHUNK_BYTES // (4 * self._width()[0] * layers))
 
