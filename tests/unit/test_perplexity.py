@@ -181,7 +181,7 @@ def test_chunks_give_the_rows_numbers(monkeypatch):
     sparse[:, 1:] = -100  # most rows ignored: the wanted rows are copied out
     whole = [nm.perplexity(x, y, ignore_index=-100, segments=True).segments for y in (t, sparse)]
     monkeypatch.setattr(module, "_CHUNK", 22)  # two rows per chunk
-    monkeypatch.setattr(module, "_TORCH_ONE_CALL", 0)  # the torch path chunks too, however small the batch
+    monkeypatch.setattr(module, "_TORCH_ONE_CALL_BYTES", 0)  # the torch path chunks too, however small the batch
     chunked = [nm.perplexity(x, y, ignore_index=-100, segments=True).segments for y in (t, sparse)]
     assert chunked == whole
     torch = pytest.importorskip("torch")

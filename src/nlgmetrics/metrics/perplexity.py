@@ -76,8 +76,11 @@ _CHUNK = 1 << 24
 #: cache (a 4,096-row batch of a 4,096-word vocabulary runs about twice as fast in chunks of 1 MB per thread as in
 #: one call), large enough that each thread's share outweighs the cost of the call.
 _TORCH_CHUNK_PER_THREAD = 1 << 18
-#: Logits that the torch path scores in one call, unchunked (16 MB of float32: a cache holds them).
-_TORCH_ONE_CALL = 1 << 22
+#: Bytes of probabilities that the torch path computes in one ``softmax`` call, unchunked: 32 MiB, 8M float32 values
+#: or 4M float64. Measured with one thread on the development machine: up to that size one call was as fast as
+#: cache-sized chunks or faster (8-10% on 2 x 512 x 8,000 float32 logits), while 48 MiB of float32 and 96 MiB of
+#: float64 took 2.5x longer in one call than in chunks (torchmetrics' single call included).
+_TORCH_ONE_CALL_BYTES = 32 << 20
 #: Batches of at most this many sequences keep their statistics as rows (summed in Python), larger ones as columns.
 _SMALL = 2
 _NUM_BYTES = frozenset({"num_bytes"})
@@ -255,9 +258,9 @@ def _check_num_bytes(num_bytes: Any, n: int) -> np.ndarray:
 
 
 # ====================================================================== the negative log-likelihoods
-def _torch_step(n_rows: int, vocab: int, torch: Any) -> int:
-    """Rows of logits per ``softmax`` call on the torch path."""
-    if n_rows * vocab <= _TORCH_ONE_CALL:  # small enough to stay in the cache in one call
+def _torch_step(n_rows: int, vocab: int, dtype: Any, torch: Any) -> int:
+    """Rows of logits per ``softmax`` call (in ``dtype``) on the torch path."""
+    if n_rows * vocab * dtype.itemsize <= _TORCH_ONE_CALL_BYTES:  # small enough for one call
         return n_rows
     return max(1, min(_CHUNK, _TORCH_CHUNK_PER_THREAD * torch.get_num_threads()) // max(1, vocab))
 
@@ -274,7 +277,7 @@ def _torch_log_probs(x: Any, ids: Any, dtype: Any, rows: Any = None) -> Any:
     torch = _torch()
     n = int(x.shape[0]) if rows is None else len(rows)
     vocab = int(x.shape[1])
-    step = _torch_step(n, vocab, torch)
+    step = _torch_step(n, vocab, dtype, torch)
     column = ids.view(n, 1) if ids.is_contiguous() else ids.reshape(n, 1)
     if rows is None and n <= step:
         probs = torch.softmax(x if x.dtype is dtype else x.to(dtype), 1)
@@ -301,7 +304,7 @@ def _fix_small(x: Any, ids: Any, logp: Any, low: Any, rows: Any = None) -> None:
     torch = _torch()
     where = torch.nonzero(low).reshape(-1)
     source = where if rows is None else rows[where]
-    step = _torch_step(len(where), int(x.shape[1]), torch)
+    step = _torch_step(len(where), int(x.shape[1]), logp.dtype, torch)
     for lo in range(0, len(where), step):
         chunk = x.index_select(0, source[lo : lo + step]).to(logp.dtype)
         part = where[lo : lo + step]
@@ -587,8 +590,6 @@ def _torch_logit_lists(x: Any, t: Any, cfg: PerplexityConfig, num_bytes: Any) ->
     b, seq_len, vocab = x.shape
     if t.shape[0] != b or t.shape[1] != seq_len or not b or not seq_len or not x.is_cpu or not t.is_cpu:
         return None
-    if b * seq_len * vocab > _TORCH_ONE_CALL:  # large: chunk by chunk, in _logit_batch
-        return None
     dtype = x.dtype
     if dtype is not torch.float32 and dtype is not torch.float64:
         if dtype is not torch.float16 and dtype is not torch.bfloat16:
@@ -596,6 +597,8 @@ def _torch_logit_lists(x: Any, t: Any, cfg: PerplexityConfig, num_bytes: Any) ->
         dtype = torch.float32
     if cfg.precision == "float64":
         dtype = torch.float64
+    if b * seq_len * vocab * dtype.itemsize > _TORCH_ONE_CALL_BYTES:  # large: chunk by chunk, in _logit_batch
+        return None
     # the batch stays 3-D: softmax and gather over the last dimension are the kernels _torch_log_probs runs
     ids = t.unsqueeze(2)
     ignore = cfg.ignore_index
