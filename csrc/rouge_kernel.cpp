@@ -34,6 +34,7 @@ struct Workspace {
     std::vector<uint64_t> ka, kb, columns;
     std::vector<char> marked;
     Counter pred_count, ref_count, mark_count;
+    Overlap overlap;
 };
 
 double lcs_length(Workspace& ws, const std::vector<int32_t>& ref, const std::vector<int32_t>& can) {
@@ -59,14 +60,14 @@ PairCounts ngram_counts(Workspace& ws, const Encoded& p, const Encoded& r, int n
         return {static_cast<double>(hits), pt, rt};
     }
     ngram_keys(p.tokens.data(), np, r.tokens.data(), nr, n, ws.ka, ws.kb);
-    return {static_cast<double>(clipped_overlap(ws.ka, ws.kb)), pt, rt};
+    return {static_cast<double>(ws.overlap.count(ws.ka, ws.kb)), pt, rt};
 }
 
 PairCounts skip_counts(Workspace& ws, const Encoded& p, const Encoded& r, const TypeSpec& t) {
     skip_items(p.tokens.data(), p.tokens.size(), t.skip, t.unigrams, ws.ka);
     skip_items(r.tokens.data(), r.tokens.size(), t.skip, t.unigrams, ws.kb);
     double pt = static_cast<double>(ws.ka.size()), rt = static_cast<double>(ws.kb.size());
-    return {static_cast<double>(clipped_overlap(ws.ka, ws.kb)), pt, rt};
+    return {static_cast<double>(ws.overlap.count(ws.ka, ws.kb)), pt, rt};
 }
 
 // rouge-score's _summary_level_lcs / ROUGE-1.5.5's summary-level LCS: the union LCS of each reference sentence
