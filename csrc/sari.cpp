@@ -12,6 +12,7 @@
 // and plain-Python paths.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <algorithm>
 #include <cstring>
@@ -221,10 +222,11 @@ void segment(const Span& src, const Span& pred, const Span* refs, int64_t k, Gra
 
 // text: every source, every prediction, every reference, one per line ("\n"); tokens are separated by Python's
 // whitespace (spaces_only: by single spaces, empty tokens kept, as str.split(" ")). ref_counts: the number of
-// references of each segment. Returns an (n_segments, 4) array: SARI, keep, delete, add.
-py::array_t<double> sari_segments(std::string_view text, py::array_t<int64_t, py::array::c_style | py::array::forcecast> ref_counts,
-                                  bool spaces_only) {
-    const std::size_t n_seg = static_cast<std::size_t>(ref_counts.size());
+// references of each segment (a list, or any sequence of integers). Returns an (n_segments, 4) array: SARI, keep,
+// delete, add; with lists, the four columns as Python lists of floats instead (no numpy: a fresh process that
+// scores a few segments does not import it).
+py::object sari_segments(std::string_view text, const std::vector<int64_t>& ref_counts, bool spaces_only, bool lists) {
+    const std::size_t n_seg = ref_counts.size();
     const int64_t* counts = ref_counts.data();
     std::size_t n_refs = 0;
     for (std::size_t i = 0; i < n_seg; ++i) {
@@ -275,8 +277,8 @@ py::array_t<double> sari_segments(std::string_view text, py::array_t<int64_t, py
     if (starts.size() != n_lines) throw std::invalid_argument("the text does not hold one line per sentence");
     starts.push_back(ids.size());
     auto span = [&](std::size_t line) { return Span{ids.data() + starts[line], starts[line + 1] - starts[line]}; };
-    py::array_t<double> out({static_cast<py::ssize_t>(n_seg), static_cast<py::ssize_t>(4)});
-    double* o = out.mutable_data();
+    std::vector<double> values(4 * n_seg);
+    double* o = values.data();
     {
         py::gil_scoped_release release;
         GramTable table;
@@ -288,15 +290,28 @@ py::array_t<double> sari_segments(std::string_view text, py::array_t<int64_t, py
             segment(span(i), span(n_seg + i), refs.data(), counts[i], table, o + 4 * i);
         }
     }
-    return out;
+    if (lists) {
+        py::tuple columns(4);
+        for (std::size_t c = 0; c < 4; ++c) {
+            py::list column(n_seg);
+            for (std::size_t i = 0; i < n_seg; ++i) column[i] = py::float_(values[4 * i + c]);
+            columns[c] = std::move(column);
+        }
+        return std::move(columns);
+    }
+    py::array_t<double> out({static_cast<py::ssize_t>(n_seg), static_cast<py::ssize_t>(4)});
+    std::copy(values.begin(), values.end(), out.mutable_data());
+    return std::move(out);
 }
 
 }  // namespace
 
 void bind_sari(py::module_& m) {
     m.def("sari_segments", &sari_segments, py::arg("text"), py::arg("ref_counts"), py::arg("spaces_only") = false,
+          py::arg("lists") = false,
           "Per-segment SARI of HF evaluate's sari script, from the tokenized sentences (sources, predictions, "
-          "references; one per line): an (n, 4) array of SARI, keep, delete and add.");
+          "references; one per line): an (n, 4) array of SARI, keep, delete and add, or (lists) the four columns "
+          "as lists.");
 }
 
 }  // namespace nlgm

@@ -5,7 +5,9 @@ not loaded (``loaded() is None``); once numpy is loaded, batches beyond ``SMALL`
 numpy columns. ROUGE goes from the kernel's rows to the formula at any size while numpy is not loaded. Here the
 first is forced by making ``loaded`` report no numpy, the second by setting the size limits to 0, and the two are
 compared on whole results (score, counts, signature), per-segment scores and sentence-level results, on text with
-CJK, full-width and punctuation-only segments, empty segments and several references per segment.
+CJK, full-width and punctuation-only segments, empty segments and several references per segment. SARI's compiled
+kernel hands over Python lists while numpy is not loaded (its total is then the same running sum); those are
+compared with its numpy columns and with its plain-Python path.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from nlgmetrics.algorithms.native import has_native
 from nlgmetrics.metrics import bleu as bleu_module
 from nlgmetrics.metrics import chrf as chrf_module
 from nlgmetrics.metrics import rouge as rouge_module
+from nlgmetrics.metrics import sari as sari_module
 from nlgmetrics.metrics.base import Family
 from nlgmetrics.metrics.rouge import ROUGE
 
@@ -150,6 +153,24 @@ def test_rouge_rows_at_any_size_give_the_numpy_columns_numbers(options, pairs):
     with _numpy_columns((rouge_module, "_SMALL")):
         columns = Family.compute(ROUGE, preds, refs, cfg, segments=True)
     assert rows == columns
+
+
+SARI_OPTIONS = [{}, {"tokenizer": "none"}, {"tokenizer": "intl", "lowercase": False}, {"tokenizer": "zh"}]
+triples = st.lists(st.tuples(text, text, references), min_size=1, max_size=12)
+
+
+@pytest.mark.parametrize("options", SARI_OPTIONS)
+@settings(max_examples=20, deadline=None)
+@given(rows=triples)
+def test_sari_without_numpy_gives_the_numpy_paths_numbers(options, rows):
+    sources, preds, refs = ([row[i] for row in rows] for i in range(3))
+    with _without_numpy(sari_module):
+        lists = nm.sari(preds, refs, sources, segments=True, **options)
+        with mock.patch.object(sari_module, "has_native", return_value=False):
+            plain = nm.sari(preds, refs, sources, segments=True, **options)  # Python up to SMALL, numpy beyond
+    columns = nm.sari(preds, refs, sources, segments=True, **options)
+    assert lists == columns == plain
+    assert lists.segments == columns.segments == plain.segments
 
 
 @settings(max_examples=100, deadline=None)

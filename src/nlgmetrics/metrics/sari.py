@@ -33,7 +33,8 @@ which the n-grams first occur in the source — so per-segment scores are the sc
 
 Three implementations of the kernel give the same numbers (the parity tests run each on the recorded outputs of the
 script): the compiled one (``csrc/sari.cpp``, a hash table of n-grams per segment, fed the tokenized text), used
-whenever the extension is built; without it, a plain-Python one for batches of up to :data:`SMALL` segments and a
+whenever the extension is built (as Python lists while numpy is not loaded, so that a fresh process scoring a few
+segments never imports numpy); without it, a plain-Python one for batches of up to :data:`SMALL` segments and a
 vectorised numpy one for larger batches.
 
 Other options: ``lowercase=False`` keeps the case, and ``tokenizer`` takes any sacrebleu tokenizer (``intl``,
@@ -50,18 +51,20 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .._inputs import ReferenceSets
+from .._np import loaded
 from ..algorithms.native import has_native, native
-from ..algorithms.ngrams import ReferenceCache
+from ..algorithms.refcache import ReferenceCache
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.mt_tokenize import SACREBLEU_TOKENIZERS, sacrebleu_tokenizer
 from .base import Family, Result, safe_div
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["SARI", "SARIConfig", "SARIResult", "SARIStats", "sari"]
 
@@ -139,6 +142,8 @@ def _encode(lines: list[str], cfg: SARIConfig, vocabulary: dict[str, int], *, gr
     is one empty token), as integer ids from ``vocabulary`` (equal tokens, equal ids), flat, with each sentence's
     number of tokens. With ``grow`` new tokens are added to ``vocabulary``; without it they get ids of their own
     after the vocabulary's, and ``vocabulary`` is left as it is."""
+    import numpy as np
+
     if cfg.lowercase:
         lines = [line.lower() for line in lines]
     marked = False
@@ -197,6 +202,18 @@ class _RunningSumBatch(StatsBatch[SARIStats]):
         if len(self) == 0:
             return super().total()
         out: dict[str, Any] = {}
+        if self._lists is not None:  # the compiled kernel's columns as lists (numpy not loaded)
+            for name, values in self._lists.items():
+                if name == "n_segments":
+                    out[name] = sum(values)
+                    continue
+                running = 0.0
+                for v in values:  # one addition after the other, as numpy.cumsum and the script add
+                    running += v
+                out[name] = running
+            return SARIStats(**out)
+        import numpy as np
+
         for name, column in self.columns.items():
             out[name] = float(np.cumsum(column)[-1]) if column.dtype.kind == "f" else int(column.sum())
         return SARIStats(**out)
@@ -207,6 +224,8 @@ def _sequential_sums(group: np.ndarray, values: np.ndarray, n_groups: int) -> np
     (numpy's sums add pairwise, which can change the last bit). ``group`` is sorted. The groups become the rows of
     padded matrices, one per power-of-two size class (padding with zeros changes no sum), summed by
     ``numpy.cumsum`` along the rows: a sequential sum, whatever the row count."""
+    import numpy as np
+
     out = np.zeros(n_groups, dtype=np.float64)
     if len(group) == 0:
         return out
@@ -226,12 +245,16 @@ def _sequential_sums(group: np.ndarray, values: np.ndarray, n_groups: int) -> np
 
 def _f1(p: np.ndarray, r: np.ndarray) -> np.ndarray:
     """The script's ``2 * p * r / (p + r)``, 0 where both are 0."""
+    import numpy as np
+
     den = p + r
     return np.divide(2 * p * r, den, out=np.zeros_like(den), where=den > 0)
 
 
 def _ratio_or_one(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """``num / den``, 1 where ``den`` is 0 (the script's "0/0 = 1")."""
+    import numpy as np
+
     return np.divide(num, den, out=np.ones(len(den), dtype=np.float64), where=den > 0)
 
 
@@ -250,6 +273,8 @@ def _ngram_table(ids: np.ndarray, lengths: np.ndarray, seg: np.ndarray, n_seg: i
     "rank" being its segment), as in :mod:`nlgmetrics.algorithms.ngrams`. Each order's stable sort starts from
     the previous order's, which already sorts the keys by their prefix, and keeps equal keys in position order:
     the first of each run of equal keys is the n-gram's first occurrence, in the source when the source has it."""
+    import numpy as np
+
     n_tokens = len(ids)
     n_groups = _ORDERS * n_seg
     # per token: tokens left in its stream (itself included), its segment, its side (source, prediction, refs)
@@ -389,19 +414,18 @@ def _segment_parts(src: list[str], pred: list[str], refs: list[list[str]]) -> tu
 
 
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: SARIConfig, sources: list[str]) -> StatsBatch[SARIStats]:
-    """The statistics of a few segments, one segment at a time (see :data:`SMALL`)."""
+    """The statistics of a few segments, one segment at a time (see :data:`SMALL`), as Python lists."""
     n_seg = len(preds)
     tokens = _tokens([*sources, *preds, *refs.flat], cfg)
     ref_tokens = tokens[2 * n_seg :]
-    counts = refs.counts().tolist()
     rows = []
     lo = 0
-    for i, k in enumerate(counts):
+    for i, k in enumerate(refs.count_list()):
         rows.append(_segment_parts(tokens[i], tokens[n_seg + i], ref_tokens[lo : lo + k]))
         lo += k
-    sari_, keep, delete, add = (np.array(col, dtype=np.float64) for col in zip(*rows, strict=True))
-    columns = {"sari": sari_, "keep": keep, "delete": delete, "add": add, "n_segments": np.ones(n_seg, np.int64)}
-    return _RunningSumBatch(SARIStats, columns)
+    sari_, keep, delete, add = (list(col) for col in zip(*rows, strict=True))
+    columns = {"sari": sari_, "keep": keep, "delete": delete, "add": add, "n_segments": [1] * n_seg}
+    return _RunningSumBatch.from_lists(SARIStats, columns)  # type: ignore[return-value]
 
 
 def _sari_kernel(
@@ -437,16 +461,23 @@ def _native_batch(
 
         # the tokenized sources and references, which every system scored on the same data shares (kept in a small
         # cache, as sacrebleu's ``references=`` keeps its references)
-        layout = None if refs.starts is None else refs.starts.tobytes()
+        layout = None if refs.offsets is None else tuple(refs.offsets)
         key = ("sari-text", cfg.lowercase, cfg.tokenizer, tuple(sources), tuple(refs.flat), layout)
         src_text, ref_text = _CACHE.get(key, lambda: (tokenized(sources), tokenized(refs.flat)))
         text = f"{src_text}\n{tokenized(preds)}\n{ref_text}"
     if text.count("\n") != n_src_refs + len(preds) - 1:  # never, as the tokenizers keep one line per sentence
         return None
+    lists = loaded() is None  # numpy not loaded: Python lists, which a fresh process scoring a few segments keeps
     try:
-        parts = native().sari_segments(text, refs.counts(), cfg.tokenizer == "none")
+        parts = native().sari_segments(text, refs.count_list(), cfg.tokenizer == "none", lists)
     except (TypeError, UnicodeError):  # a lone surrogate: the str has no UTF-8 form
         return None
+    if lists:
+        sari_, keep, delete, add = parts
+        columns_ = {"sari": sari_, "keep": keep, "delete": delete, "add": add, "n_segments": [1] * len(preds)}
+        return _RunningSumBatch.from_lists(SARIStats, columns_)  # type: ignore[return-value]
+    import numpy as np
+
     columns = {
         "sari": parts[:, 0].copy(),
         "keep": parts[:, 1].copy(),
@@ -459,6 +490,8 @@ def _native_batch(
 
 def _numpy_batch(preds: list[str], refs: ReferenceSets, cfg: SARIConfig, sources: list[str]) -> StatsBatch[SARIStats]:
     """The statistics of a batch from the vectorised kernel (no compiled kernel at hand)."""
+    import numpy as np
+
     n_seg = len(preds)
     n_refs = refs.counts().astype(np.int64)
     layout = None if refs.starts is None else refs.starts.tobytes()
