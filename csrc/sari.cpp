@@ -17,10 +17,11 @@
 #include <algorithm>
 #include <cstring>
 #include <cstdint>
-#include <functional>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
+
+#include "string_ids.hpp"
 
 namespace py = pybind11;
 
@@ -43,51 +44,6 @@ inline std::size_t space_len(const unsigned char* p, const unsigned char* end) {
     if (c == 0xe3) return (p[1] == 0x80 && p[2] == 0x80) ? 3 : 0;  // U+3000
     return 0;
 }
-
-// Token -> id, open addressing. Id 0 is the empty token (an empty sentence is one empty token in the script).
-class Interner {
-   public:
-    explicit Interner(std::size_t expected) {
-        std::size_t cap = 16;
-        while (cap < 2 * expected) cap <<= 1;
-        keys_.resize(cap);
-        ids_.assign(cap, 0);
-        mask_ = cap - 1;
-    }
-    uint32_t id(std::string_view s) {
-        if (2 * (count_ + 1) > keys_.size()) grow();
-        std::size_t i = hasher_(s) & mask_;
-        while (ids_[i] != 0) {
-            if (keys_[i] == s) return ids_[i];
-            i = (i + 1) & mask_;
-        }
-        keys_[i] = s;
-        ids_[i] = static_cast<uint32_t>(++count_);
-        return ids_[i];
-    }
-
-   private:
-    void grow() {
-        std::vector<std::string_view> keys(keys_.size() * 2);
-        std::vector<uint32_t> ids(keys_.size() * 2, 0);
-        const std::size_t mask = keys.size() - 1;
-        for (std::size_t j = 0; j < keys_.size(); ++j) {
-            if (ids_[j] == 0) continue;
-            std::size_t i = hasher_(keys_[j]) & mask;
-            while (ids[i] != 0) i = (i + 1) & mask;
-            keys[i] = keys_[j];
-            ids[i] = ids_[j];
-        }
-        keys_.swap(keys);
-        ids_.swap(ids);
-        mask_ = mask;
-    }
-    std::vector<std::string_view> keys_;
-    std::vector<uint32_t> ids_;  // 0: free slot
-    std::size_t mask_ = 0;
-    std::size_t count_ = 0;
-    std::hash<std::string_view> hasher_;
-};
 
 struct Gram {
     uint64_t a, b;  // up to four 32-bit token ids side by side (the order is fixed per table)
@@ -240,7 +196,7 @@ py::object sari_segments(std::string_view text, const std::vector<int64_t>& ref_
     starts.reserve(n_lines + 1);
     {
         py::gil_scoped_release release;
-        Interner interner(text.size() / 8 + 16);
+        StringIds interner;  // ids from 1; 0 is the empty token (an empty sentence is one empty token in the script)
         const auto* p = reinterpret_cast<const unsigned char*>(text.data());
         const auto* end = p + text.size();
         while (true) {  // one line per iteration
