@@ -12,10 +12,10 @@
 #include <bit>
 #include <cstdint>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ngram_clip.hpp"
+#include "string_ids.hpp"
 
 namespace py = pybind11;
 
@@ -23,10 +23,19 @@ namespace nlgm {
 
 namespace {
 
-struct Interner {
-    std::unordered_map<std::string_view, uint32_t> ids;
-    uint32_t id(std::string_view s) { return ids.emplace(s, static_cast<uint32_t>(ids.size())).first->second; }
+// The hash of a token's UTF-8 bytes.
+struct TokenHash {
+    uint64_t operator()(std::string_view s) const { return token_hash(s.data(), s.size()); }
 };
+
+// Token ids local to one segment (its hypothesis and references), over views into the tokens' UTF-8, which belongs
+// to the strings of the lists.
+using Interner = clip::DenseIds<std::string_view, TokenHash>;
+
+// How many tokens a sequence holds that need ids: a list's length; none for a str (its code points are its ids).
+std::size_t tokens_of(const py::handle& item) {
+    return PyUnicode_Check(item.ptr()) ? 0 : static_cast<std::size_t>(py::len(item));
+}
 
 // A sequence of tokens: a list of str (words) or a str (its code points).
 void read_sequence(const py::handle& item, Interner& interner, std::vector<uint32_t>& out) {
@@ -68,7 +77,9 @@ py::list clipped_matches(const py::list& hyps, const py::list& refs, const std::
         std::size_t lo = starts.empty() ? seg : static_cast<std::size_t>(starts[seg]);
         std::size_t hi = starts.empty() ? seg + 1 : seg + 1 < n ? static_cast<std::size_t>(starts[seg + 1]) : refs.size();
         if (lo > hi || hi > refs.size()) throw py::value_error("bad reference starts");
-        interner.ids.clear();  // views stay valid: the strings belong to the lists
+        std::size_t tokens = tokens_of(hyps[seg]);
+        for (std::size_t r = lo; r < hi; ++r) tokens += tokens_of(refs[r]);
+        interner.reset(tokens);
         const std::size_t m = 1 + hi - lo;
         if (seqs.size() < m) seqs.resize(m);
         read_sequence(hyps[seg], interner, seqs[0]);
