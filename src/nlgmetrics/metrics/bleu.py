@@ -433,31 +433,6 @@ def _token_settings(cfg: BLEUConfig) -> tuple[Any, ...]:
     return (cfg.convention == "moses" and cfg.lowercase, cfg.lowercase, cfg.tokenizer)
 
 
-def _closest(ref_lens: np.ndarray, ref_unit: np.ndarray, starts: np.ndarray | None, hyp_lens: np.ndarray, cfg):
-    """Each segment's reference length by the ``ref_length`` rule (``closest``: ties to the shorter)."""
-    import numpy as np
-
-    moses = cfg.convention == "moses" and cfg.ref_length == "closest"
-    if starts is None:
-        if not moses:
-            return ref_lens.copy()
-    elif cfg.ref_length == "shortest":
-        return np.minimum.reduceat(ref_lens, starts)
-    elif cfg.ref_length == "longest":
-        return np.maximum.reduceat(ref_lens, starts)
-    base = np.int64(1) << np.int64(32)
-    if cfg.convention == "torchmetrics" and starts is not None:
-        # torchmetrics: list.index(min(differences)), the first closest reference wins a tie
-        position = np.arange(len(ref_lens), dtype=np.int64) - starts[ref_unit]
-        first = np.minimum.reduceat(np.abs(ref_lens - hyp_lens[ref_unit]) * base + position, starts)
-        return ref_lens[starts + first % base]
-    key = np.abs(ref_lens - hyp_lens[ref_unit]) * base + ref_lens
-    best = key if starts is None else np.minimum.reduceat(key, starts)
-    if moses:  # multi-bleu.perl starts from (diff, length) = (9999, 9999)
-        best = np.minimum(best, 9999 * base + 9999)
-    return best % base
-
-
 #: Batches of at most this many segments are counted segment by segment by the compiled kernel, their statistics
 #: kept as Python rows: indexing their references with numpy would cost more than it saves.
 SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger batches keep the reference caches
@@ -477,8 +452,9 @@ def _uses_native_13a(cfg: BLEUConfig) -> bool:
 def _closest_lengths(
     ref_lens: list[int], hyp_lens: list[int], refs: ReferenceSets, cfg: BLEUConfig
 ) -> tuple[list[int], list[int]]:
-    """Each segment's reference length by the ``ref_length`` rule, and its number of references: :func:`_closest`'s
-    rules on Python integers (no numpy), segment by segment."""
+    """Each segment's reference length by the ``ref_length`` rule (``closest``: ties to the shorter; torchmetrics'
+    multi-reference rule: the first closest), and its number of references, on Python integers (no numpy). The one
+    implementation of the rule: the numpy paths turn its result into a column."""
     moses = cfg.convention == "moses" and cfg.ref_length == "closest"
     offsets = refs.offsets
     if offsets is None and not moses:
@@ -579,11 +555,7 @@ def _native_13a(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: 
     import numpy as np
 
     hyp = np.asarray(hyp_lens, dtype=np.int64)
-    if refs.starts is None:
-        unit = np.arange(len(ref_lens), dtype=np.int64)
-    else:
-        unit = np.repeat(np.arange(n_seg, dtype=np.int64), refs.counts())
-    ref_len = _closest(np.asarray(ref_lens, dtype=np.int64), unit, refs.starts, hyp, cfg)
+    ref_len = np.asarray(_closest_lengths(ref_lens, hyp_lens, refs, cfg)[0], dtype=np.int64)
     return _columns(np.asarray(flat, dtype=np.int64).reshape(n_seg, orders), hyp, ref_len, refs, cfg, orders)
 
 
@@ -616,8 +588,8 @@ def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> Stat
         hyp = vocabulary_streams(tokenize(preds, cfg), seg, vocabulary, grow=False)
     hyp_lens = hyp.lengths
     matches = clipped_counts(index, hyp, orders)[:, :, 0]
-    ref_len = _closest(index.stream_lengths, index.stream_unit, refs.starts, hyp_lens, cfg)
-    return _columns(matches, hyp_lens, ref_len, refs, cfg, orders)
+    closest = _closest_lengths(index.stream_lengths.tolist(), hyp_lens.tolist(), refs, cfg)[0]
+    return _columns(matches, hyp_lens, np.asarray(closest, dtype=np.int64), refs, cfg, orders)
 
 
 def _columns(
