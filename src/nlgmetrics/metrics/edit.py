@@ -34,7 +34,7 @@ from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
 from ..text.registry import check_tokenizer_name, resolve_ja_mecab
-from .base import Family, Result, check_reduction, safe_div
+from .base import Family, Result, safe_div
 from .nls import NLS, NLSConfig, NLSResult, NLSStats, check_substitution_cost, nls
 from .nls import reduce_segment_scores as reduce_segment_scores  # (EED's and CharacTER's statistics are NLS's)
 from .nls import segment_score_batch as segment_score_batch
@@ -68,15 +68,9 @@ __all__ = [
 
 # ====================================================================== edit distance
 @dataclasses.dataclass(frozen=True)
-class EditDistanceConfig:
-    """Options of the edit distance: the cost of a substitution and the torchmetrics-style reduction."""
-
-    substitution_cost: int = sig_field("sub", 1)
-    reduction: str | None = sig_field("red", "mean")
-
-    def __post_init__(self) -> None:
-        check_substitution_cost(self.substitution_cost)
-        object.__setattr__(self, "reduction", check_reduction(self.reduction))
+class EditDistanceConfig(NLSConfig):
+    """Options of the edit distance: the cost of a substitution and the torchmetrics-style reduction (NLS's options,
+    declared once in :class:`~nlgmetrics.metrics.nls.NLSConfig`)."""
 
 
 @dataclasses.dataclass(frozen=True)
