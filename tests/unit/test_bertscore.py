@@ -618,7 +618,9 @@ def test_bfloat16_is_close_and_recorded():
 
 
 def test_result_fields_and_signature():
-    r = nm.bertscore(EN_PREDS, [[r] for r in EN_REFS], **L6, segments=True)
+    # cache=False in both calls: a reference embedded in another batch may differ by float rounding (about 1e-7,
+    # the padding width changes the attention kernel's order of summation), which is not what this test is about
+    r = nm.bertscore(EN_PREDS, [[r] for r in EN_REFS], **L6, segments=True, cache=False)
     assert r.score == r.f1
     assert r.count == 4
     assert len(r.segments) == 4
@@ -629,7 +631,7 @@ def test_result_fields_and_signature():
     assert f"hash:{label}_L6_no-idf_version=" in r.signature
     assert MODEL not in r.signature
     assert r.hash.startswith(f"{MODEL}_L6_no-idf")  # bert-score's own hash, as it prints it
-    total = nm.bertscore(EN_PREDS, EN_REFS, **L6, reduction="sum")
+    total = nm.bertscore(EN_PREDS, EN_REFS, **L6, reduction="sum", cache=False)
     assert total.f1 == pytest.approx(4 * r.f1, abs=1e-9)
 
 
