@@ -22,13 +22,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "ngram_clip.hpp"
 #include "stemmers.hpp"
 #include "string_ids.hpp"
 
@@ -232,56 +232,31 @@ inline void encode_ascii(const char* data, std::size_t size, bool sentences, Voc
 }
 
 // ------------------------------------------------------------------------------------------------ counting
-// The clipped overlap of two multisets of 64-bit keys: the sum over keys of min(count in a, count in b). a's keys
-// are counted in an open-addressing table (kept between calls; only the slots used are cleared), and each key of b
+// The clipped overlap of two multisets of 64-bit keys: the sum over keys of min(count in a, count in b). Each key
+// gets a dense id (clip::DenseIds, the n-gram table of BLEU and chrF), a's keys are counted by id, and each key of b
 // takes one of its key's count while any is left. Sorting both sides and merging, as before, took twice as long on
 // ROUGE-2.
 class Overlap {
    public:
     int64_t count(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
         if (a.empty() || b.empty()) return 0;
-        std::size_t want = 16;
-        while (want < 2 * a.size()) want <<= 1;
-        if (want > keys_.size()) {
-            keys_.resize(want);
-            left_.resize(want);
-            full_.resize(want, 0);
-        }
-        const std::size_t mask = want - 1;  // the first `want` slots; any beyond are empty
-        for (uint64_t k : a) {
-            std::size_t i = slot(k, mask);
-            while (full_[i] && keys_[i] != k) i = (i + 1) & mask;
-            if (!full_[i]) {
-                full_[i] = 1;
-                keys_[i] = k;
-                left_[i] = 0;
-                used_.push_back(i);
-            }
-            ++left_[i];
-        }
+        ids_.reset(a.size() + b.size());
+        left_.assign(a.size() + b.size(), 0);
+        for (uint64_t k : a) ++left_[ids_.id(k)];
         int64_t hits = 0;
         for (uint64_t k : b) {
-            std::size_t i = slot(k, mask);
-            while (full_[i] && keys_[i] != k) i = (i + 1) & mask;
-            if (full_[i] && left_[i] > 0) {
-                --left_[i];
+            int64_t& left = left_[ids_.id(k)];
+            if (left > 0) {
+                --left;
                 ++hits;
             }
         }
-        for (std::size_t i : used_) full_[i] = 0;
-        used_.clear();
         return hits;
     }
 
    private:
-    static std::size_t slot(uint64_t k, std::size_t mask) {
-        const uint64_t h = k * 0x9E3779B97F4A7C15ull;
-        return static_cast<std::size_t>(h ^ (h >> 32)) & mask;
-    }
-    std::vector<uint64_t> keys_;
+    clip::DenseIds<uint64_t, clip::KeyHash> ids_;
     std::vector<int64_t> left_;
-    std::vector<uint8_t> full_;
-    std::vector<std::size_t> used_;
 };
 
 // Exact ids of the n-grams of two token sequences: order 1 is the token, order k the rank of (order k-1 id, next
