@@ -413,6 +413,13 @@ def _segment_parts(src: list[str], pred: list[str], refs: list[list[str]]) -> tu
     return (keep_m + del_m + add_m) / 3, keep_m, del_m, add_m
 
 
+def _list_batch(sari_: list[float], keep: list[float], delete: list[float], add: list[float]) -> StatsBatch[SARIStats]:
+    """Per-segment statistics given as Python lists, one per part (no numpy until something asks for columns)."""
+    ones = [1] * len(sari_)
+    columns: dict[str, list[Any]] = {"sari": sari_, "keep": keep, "delete": delete, "add": add, "n_segments": ones}
+    return _RunningSumBatch.from_lists(SARIStats, columns)  # type: ignore[return-value]
+
+
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: SARIConfig, sources: list[str]) -> StatsBatch[SARIStats]:
     """The statistics of a few segments, one segment at a time (see :data:`SMALL`), as Python lists."""
     n_seg = len(preds)
@@ -423,9 +430,7 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: SARIConfig, sources
     for i, k in enumerate(refs.count_list()):
         rows.append(_segment_parts(tokens[i], tokens[n_seg + i], ref_tokens[lo : lo + k]))
         lo += k
-    sari_, keep, delete, add = (list(col) for col in zip(*rows, strict=True))
-    columns = {"sari": sari_, "keep": keep, "delete": delete, "add": add, "n_segments": [1] * n_seg}
-    return _RunningSumBatch.from_lists(SARIStats, columns)  # type: ignore[return-value]
+    return _list_batch(*(list(col) for col in zip(*rows, strict=True)))
 
 
 def _sari_kernel(
@@ -473,9 +478,7 @@ def _native_batch(
     except (TypeError, UnicodeError):  # a lone surrogate: the str has no UTF-8 form
         return None
     if lists:
-        sari_, keep, delete, add = parts
-        columns_ = {"sari": sari_, "keep": keep, "delete": delete, "add": add, "n_segments": [1] * len(preds)}
-        return _RunningSumBatch.from_lists(SARIStats, columns_)  # type: ignore[return-value]
+        return _list_batch(*parts)
     import numpy as np
 
     columns = {

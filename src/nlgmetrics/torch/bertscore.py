@@ -83,8 +83,8 @@ CACHE_BYTES = 256 * 2**20
 #: for BERT-base), and at most ``batch_size`` texts when one is given. The budget keeps the peak memory bounded
 #: whatever the texts. Measured on MiniLM-L6 (1,000 SummEval pairs, 2 threads, one fresh process per setting), 64 MiB
 #: ran as fast as 128 MiB (every budget from 32 to 128 MiB measured alike, within the machine's ±10% noise) and
-#: peaked at 734-737 MiB in three runs against 701-874 MiB (bert-score: 810-910 MiB); 384 MiB was about 15% slower.
-#: An earlier cap of 1,024 padded tokens per batch was 2× slower.
+#: peaked at 734-737 MiB in three runs against 701-894 MiB in eight (bert-score: 810-910 MiB); 384 MiB was about
+#: 15% slower. An earlier cap of 1,024 padded tokens per batch was 2× slower.
 FORWARD_BYTES = 64 * 2**20
 #: The same budget on a GPU or another accelerator, where larger batches keep the device busy (not measured here).
 ACCELERATOR_FORWARD_BYTES = 384 * 2**20
