@@ -32,8 +32,9 @@ _OTHER_EXPORTS = {
     "Stats": "nlgmetrics.stats",
     "Inputs": "nlgmetrics.tables",
     "read_table": "nlgmetrics.tables",
-    "read_lm_eval": "nlgmetrics.tables",
-    "read_lighteval": "nlgmetrics.tables",
+    "read_lm_eval": "nlgmetrics.eval_logs",
+    "read_lighteval": "nlgmetrics.eval_logs",
+    "LoggedAnswers": "nlgmetrics.eval_logs",
     "write_table": "nlgmetrics.tables",
     "StatsBatch": "nlgmetrics.stats",
 }

@@ -28,6 +28,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ._table_inputs import Inputs
 from .errors import InvalidInputError, MissingDependencyError
 
 __all__ = [
@@ -313,40 +314,6 @@ def _csv_cell(value: Any) -> Any:
 
 
 # ================================================================================================= in: tables
-class Inputs:
-    """Predictions and references read from a table, in the order every metric takes them: ``metric(*inputs)``.
-
-    ``sources`` holds the source column when one was asked for (``nlgmetrics.sari(*inputs,
-    sources=inputs.sources)``), ``ids`` the rows' identifiers where the format has them (lm-eval's ``doc_id``).
-    """
-
-    __slots__ = ("ids", "name", "predictions", "references", "sources")
-
-    def __init__(
-        self,
-        predictions: list[str],
-        references: list[Any],
-        sources: list[str] | None = None,
-        ids: list[Any] | None = None,
-        name: str = "<table>",
-    ) -> None:
-        self.predictions = predictions
-        self.references = references
-        self.sources = sources
-        self.ids = ids
-        self.name = name
-
-    def __iter__(self) -> Iterator[Any]:
-        yield self.predictions
-        yield self.references
-
-    def __len__(self) -> int:
-        return len(self.predictions)
-
-    def __repr__(self) -> str:
-        return f"Inputs({len(self)} segments from {self.name})"
-
-
 @dataclasses.dataclass
 class _Table:
     """Columns by name, read lazily, and how to name row ``i`` in a message."""
@@ -540,171 +507,8 @@ def read_table(
 
 
 # ================================================================================================ in: eval logs
-def _literal_list(text: str) -> list[str] | None:
-    """lm-eval writes a list target as ``str(list)`` (Python's repr): read it back as the list it was."""
-    import ast
-
-    stripped = text.strip()
-    if not (stripped.startswith("[") and stripped.endswith("]")):
-        return None
-    try:
-        value = ast.literal_eval(stripped)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        return value
-    return None
-
-
-def read_lm_eval(path: str | os.PathLike[str], *, filter: str | None = None) -> Inputs:
-    """Predictions and references from an lm-evaluation-harness ``samples_<task>_<date>.jsonl`` file (written by
-    ``lm_eval ... --log_samples``; lm-eval 0.4).
-
-    The prediction of a document is its filtered response (``filtered_resps``; the first one when a task asks for
-    several), its reference the ``target`` (a list target, which lm-eval writes as Python's ``str(list)``, becomes
-    several references). A task with several filters (gsm8k's ``strict-match`` and ``flexible-extract``) logs each
-    document once per filter: choose one with ``filter=``. Rows come out in ``doc_id`` order (``ids``), so two
-    systems' files of the same task pair up segment by segment.
-    """
-    path = os.fspath(path)
-    records = _jsonl_records(path)
-    if not records:
-        raise InvalidInputError(f"{path}: no samples; there is nothing to score (an empty corpus)")
-    for lineno, rec in enumerate(records, 1):
-        missing = [k for k in ("doc_id", "filtered_resps", "target") if k not in rec]
-        if missing:
-            raise InvalidInputError(
-                f"{path}:{lineno}: not an lm-eval samples file: no field {', '.join(repr(m) for m in missing)} "
-                f"(fields: {', '.join(repr(k) for k in rec)})"
-            )
-    filters = list(dict.fromkeys(str(rec.get("filter", "none")) for rec in records))
-    if filter is None:
-        if len(filters) > 1:
-            raise InvalidInputError(
-                f"{path}: the samples were logged under {len(filters)} filters ({', '.join(filters)}); "
-                "choose one with filter= (--filter on the command line)"
-            )
-        filter = filters[0]
-    elif filter not in filters:
-        raise InvalidInputError(f"{path}: no samples under filter {filter!r}; filters: {', '.join(filters)}")
-    chosen = [(lineno, rec) for lineno, rec in enumerate(records, 1) if str(rec.get("filter", "none")) == filter]
-    chosen.sort(key=lambda item: _doc_key(item[1]["doc_id"]))
-    preds: list[str] = []
-    refs: list[list[str]] = []
-    ids: list[Any] = []
-    seen: set[Any] = set()
-    for lineno, rec in chosen:
-        where = f"{path}:{lineno}"
-        doc_id = rec["doc_id"]
-        if _doc_key(doc_id) in seen:
-            raise InvalidInputError(f"{where}: doc_id {doc_id!r} appears twice under filter {filter!r}")
-        seen.add(_doc_key(doc_id))
-        resp = rec["filtered_resps"]
-        while isinstance(resp, list) and len(resp) >= 1 and not isinstance(resp, str):
-            resp = resp[0]  # one entry per request, then (with repeats) one per sample: the first
-        if not isinstance(resp, str):
-            what = "null" if resp is None else f"{type(resp).__name__} {resp!r:.40}"
-            raise InvalidInputError(
-                f"{where}: filtered_resps holds {what}, not generated text: only generation tasks "
-                "(output_type: generate_until) can be scored against references"
-            )
-        target = rec["target"]
-        if isinstance(target, str):
-            ref = _literal_list(target) or [target]
-        elif isinstance(target, list) and target and all(isinstance(t, str) for t in target):
-            ref = list(target)  # lm-eval 0.4.0-0.4.2 wrote the target as it was
-        else:
-            what = "null" if target is None else type(target).__name__
-            raise InvalidInputError(f"{where}: target is {what}; expected a string or a list of strings")
-        preds.append(resp)
-        refs.append(ref)
-        ids.append(doc_id)
-    return Inputs(preds, refs, ids=ids, name=path)
-
-
-def _read_lighteval_flat(table: _Table, path: str) -> Inputs:
-    """The flat details of lighteval 0.9 and earlier: ``predictions`` (a list, its first item the text) and
-    ``gold`` (the gold targets) per row."""
-    preds: list[str] = []
-    refs: list[list[str]] = []
-    for i, (pred, gold) in enumerate(zip(table.get("predictions"), table.get("gold"), strict=True)):
-        while isinstance(pred, (list, tuple)) and pred:
-            pred = pred[0]
-        if not isinstance(pred, str):
-            raise InvalidInputError(f"{table.locate(i)}: predictions holds no generated text (a generative task's)")
-        preds.append(pred)
-        refs.append(_reference(gold, table, i, "gold"))
-    if not preds:
-        raise InvalidInputError(f"{path}: no rows; there is nothing to score (an empty corpus)")
-    return Inputs(preds, refs, name=path)
-
-
-def _doc_key(doc_id: Any) -> tuple[int, Any]:
-    return (0, doc_id) if isinstance(doc_id, int) else (1, str(doc_id))
-
-
-def read_lighteval(path: str | os.PathLike[str]) -> Inputs:
-    """Predictions and references from a lighteval details file, ``details_<task>_<date>.parquet`` (written with
-    ``--save-details``; lighteval 0.10 and later: columns ``doc``, ``model_response``, ``metric``; the flat
-    ``predictions``/``gold`` columns of 0.9 and earlier are read too).
-
-    The prediction is the model's final text (``model_response.text_post_processed`` when the task
-    post-processes, else ``model_response.text``; the first of them), the references are the gold choices
-    (``doc.choices`` at ``doc.gold_index``, an index or a list of them).
-    """
-    path = os.fspath(path)
-    table = _open_table(path)
-    if "doc" not in table.names and {"predictions", "gold"} <= set(table.names):
-        return _read_lighteval_flat(table, path)
-    _, docs = table.column(["doc"], "documents (lighteval's doc)")
-    _, responses = table.column(["model_response"], "model responses (lighteval's model_response)")
-    preds: list[str] = []
-    refs: list[list[str]] = []
-    for i, (doc, resp) in enumerate(zip(docs, responses, strict=True)):
-        where = table.locate(i)
-        if not isinstance(resp, Mapping) or not isinstance(doc, Mapping):
-            raise InvalidInputError(f"{where}: doc and model_response must be structs (lighteval 0.10 details)")
-        texts = resp.get("text_post_processed")
-        if texts is None:
-            texts = resp.get("text")
-        if not texts or not isinstance(texts[0], str):
-            raise InvalidInputError(f"{where}: model_response.text holds no generated text")
-        choices = doc.get("choices") or []
-        gold = doc.get("gold_index")
-        indices: list[Any] = list(gold) if isinstance(gold, (list, tuple)) else [gold]
-        if not indices or any(not isinstance(k, int) or not 0 <= k < len(choices) for k in indices):
-            raise InvalidInputError(
-                f"{where}: doc.gold_index {gold!r} does not pick one of the {len(choices)} doc.choices"
-            )
-        preds.append(texts[0])
-        refs.append([_text(choices[int(k)], table, i, "doc.choices") for k in indices])
-    if not preds:
-        raise InvalidInputError(f"{path}: no rows; there is nothing to score (an empty corpus)")
-    return Inputs(preds, refs, name=path)
-
-
-# ================================================================================================= sniffing
-def sniff(path: str) -> str | None:
-    """The eval-log format of a file, from its content: ``"lm-eval"``, ``"lighteval"``, or ``None``."""
-    suffix = _suffix(path)
-    try:
-        if suffix == ".jsonl":
-            with open(path, encoding="utf-8-sig") as fh:
-                line = fh.readline()
-            if '"filtered_resps"' not in line:
-                return None  # not parsed: the input checks of the JSON Lines reader deal with the rest
-            first = json.loads(line)
-            if isinstance(first, dict) and {"doc_id", "filtered_resps", "target"} <= first.keys():
-                return "lm-eval"
-        elif suffix == ".parquet":
-            import pyarrow.parquet as pq
-
-            names = set(pq.read_schema(path).names)
-            if {"doc", "model_response"} <= names or {"predictions", "gold", "full_prompt"} <= names:
-                return "lighteval"
-    except (OSError, ValueError, ImportError, RecursionError):
-        return None
-    return None
+# lm-eval samples and lighteval details: nlgmetrics.eval_logs (re-exported here, where they were first)
+from .eval_logs import read_lighteval, read_lm_eval, sniff  # noqa: E402
 
 
 # ============================================================================================ evaluate's inputs
@@ -727,7 +531,10 @@ def evaluate_source(value: Any, *, field: str | None = None, allow_list: bool = 
         if log is not None:
             inputs = read_lm_eval(path) if log == "lm-eval" else read_lighteval(path)
             values: list[Any] = inputs.references if allow_list else inputs.predictions
-            return _column_source(values, path, path, log, lambda i: f"{path}: row {i}")
+            source = _column_source(values, path, path, log, lambda i: f"{path}: row {i}")
+            source.ids = inputs.ids  # two systems' logs are paired by doc_id: check_same_documents
+            source.lm_eval_filter = getattr(inputs.predictions, "lm_eval_filter", None)
+            return source
         if suffix == ".jsonl":
             return None  # plain JSON Lines: read line by line by the evaluate module
         table = _open_table(path)
@@ -770,6 +577,11 @@ class TableColumn:
     path: str | None = None
     field: str = ""
     locator: Callable[[int], str] | None = None
+    #: The documents' ids, for an eval log (lm-eval's ``doc_id``): runs pair logs by them (see
+    #: :func:`nlgmetrics.eval_logs.check_same_documents`).
+    ids: list[Any] | None = None
+    #: The lm-eval filter an lm-eval log's answers went through (see :func:`nlgmetrics.eval_logs.carried_specs`).
+    lm_eval_filter: str | None = None
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.values)

@@ -318,7 +318,10 @@ def test_lm_eval_bad_input(tmp_path: Path) -> None:
         read_lm_eval(bad)
     mc = {"doc_id": 0, "target": "2", "filtered_resps": [[-1.5, False], [-0.5, True]], "filter": "none"}
     bad.write_text(json.dumps(mc) + "\n", encoding="utf-8")
-    with pytest.raises(InvalidInputError, match=r"not generated text: only generation tasks"):
+    with pytest.raises(InvalidInputError, match=r"no arguments field: the choices .* are needed for acc_norm"):
+        read_lm_eval(bad)
+    bad.write_text(json.dumps({**mc, "filtered_resps": [{"a": 1}]}) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError, match=r"filtered_resps holds dict .*, not generated text"):
         read_lm_eval(bad)
 
 

@@ -310,10 +310,19 @@ def run(args: argparse.Namespace) -> int:
         predictions, references = pred.values, _combine(command, ref_columns)
         where = {"predictions": pred.locate, "references": ref_columns[0].locate if len(ref_columns) == 1 else None}
     sources = load_sources(args, command, len(predictions))
-    extra = {} if sources is None else {"sources": sources}
+    extra: dict[str, Any] = {} if sources is None else {"sources": sources}
+    if hasattr(predictions, "keywords"):  # an eval log (or inputs with further fields): options and inputs it carries
+        from .tables import log_inputs
+
+        config, logged = log_inputs(args, command, options, config, predictions)
+        extra.update(logged)
     output = getattr(args, "table_output", None)
     try:
         out = command.compute(predictions, references, config, args.per_segment or bool(output), **extra)
+        if hasattr(predictions, "logged"):
+            from .tables import check_against_log
+
+            check_against_log(args, command, predictions, references, config, extra)
     except InvalidInputError as err:
         # the kernel names predictions[i]: name the file and the line instead
         raise InvalidInputError(relocate(str(err), where)) from None

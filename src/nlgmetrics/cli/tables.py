@@ -51,6 +51,13 @@ def add_output_argument(parser: argparse.ArgumentParser, group: argparse._Argume
         metavar="NAME",
         help="with lm-eval samples holding several filters (e.g. strict-match, flexible-extract): the one to score",
     )
+    group.add_argument(
+        "--no-logged-check",
+        dest="logged_check",
+        action="store_false",
+        help="score an eval log as asked even where the numbers differ from those the harness logged "
+        "(by default that is an error naming the documents)",
+    )
 
 
 def output_path(path: str) -> str:
@@ -122,6 +129,47 @@ def table_inputs(args: argparse.Namespace, read_other: Callable[[str], Column]) 
     if not pred.values:
         raise CLIInputError(f"{pred.label} is empty: there is nothing to score")
     return pred, columns
+
+
+def log_inputs(
+    args: argparse.Namespace, command: Any, options: dict[str, Any], config: Any, predictions: Any
+) -> tuple[Any, dict[str, Any]]:
+    """The config and the further inputs for predictions read from an eval log: the options the log carries (the
+    lm-eval filter the answers went through) join those of the command line, which win; the log's per-segment
+    inputs (a multiple-choice log's choices) go to the metric when it takes them."""
+    import dataclasses
+
+    from ..eval_logs import carried_options
+
+    names = [f.name for f in dataclasses.fields(config)] if dataclasses.is_dataclass(config) else []
+    carried = carried_options(predictions, names)
+    if carried and not carried.keys() <= options.keys():
+        config = command.configure(getattr(args, "preset", None), {**carried, **options})
+    takes = set(getattr(command.metric(), "inputs", ()))
+    keywords = {k: v for k, v in getattr(predictions, "keywords", {}).items() if k in takes}
+    return config, keywords
+
+
+def check_against_log(
+    args: argparse.Namespace, command: Any, predictions: Any, references: Any, config: Any, inputs: dict[str, Any]
+) -> None:
+    """Refuse a score that disagrees with what the harness logged for the same documents (an lm-eval gsm8k log
+    scored without its metric settings gives 0 where lm-eval logged 0.8), naming the documents and the preset
+    that reproduces the harness; ``--no-logged-check`` lets it through."""
+    from ..eval_logs import LOGGED_FIELDS, harness_hint, logged_disagreement
+
+    family = command.metric()
+    name = getattr(family, "name", "")
+    if not getattr(args, "logged_check", True) or name not in LOGGED_FIELDS:
+        return
+    kwargs = {k: v for k, v in inputs.items() if k != "sources"}
+    batch = family.batch_stats(predictions, references, config, **kwargs)
+    message = logged_disagreement(name, batch.columns, predictions)
+    if message is not None:
+        raise CLIInputError(
+            f"--pred {args.pred}: {message}. {harness_hint(predictions, references)}; or pass --no-logged-check "
+            "to score them as asked"
+        )
 
 
 def table_sources(args: argparse.Namespace, n: int) -> list[str] | None:

@@ -425,6 +425,10 @@ def evaluate(
         raise InvalidInputError(f"unknown paired test {test!r}; valid values are 'bs', 'ar' or None")
     ref_sources = _reference_sources(references, ref_field)
     sys_sources = [_system_source(n, systems[n], pred_field) for n in names]
+    from ..eval_logs import carried_specs, check_same_documents
+
+    check_same_documents([*ref_sources, *sys_sources])  # eval logs are paired by doc_id, never by position
+    specs = carried_specs(specs, sys_sources)  # lm-eval's filtered answers: never extracted twice
     needs_sources = [s.label for s in specs if s.family().uses_sources]
     if needs_sources and sources is None:
         raise InvalidInputError(f"{', '.join(needs_sources)} need(s) the sources: pass sources= (--src FILE)")

@@ -31,7 +31,11 @@ Presets and what they reproduce:
 ``gsm8k`` / ``gsm8k-flexible``
     lm-evaluation-harness ``gsm8k`` (``exact_match`` with ``ignore_case``, ``regexes_to_ignore: [",", "\\$",
     "(?s).*#### ", "\\.$"]``) after its ``strict-match`` / ``flexible-extract`` filter; the reference is the
-    dataset's whole answer (``... #### 72``), whose prefix the regexes remove.
+    dataset's whole answer (``... #### 72``), whose prefix the regexes remove. They take the model's raw text (the
+    preset extracts the answer) or the filtered answers of an lm-eval samples log
+    (``exact_match(*read_lm_eval(path, filter="strict-match"), preset="gsm8k")``): those remember their filter
+    (``lm_eval_filter``, in the signature as ``filter:``), so the answer is not extracted twice; a preset of the
+    other filter is refused.
 
 Statistics: ``match`` (normalised equality with some answer), ``exact`` (raw, un-normalised equality with some
 answer, before extraction too), ``no_extract`` and ``count``: all sums.
@@ -48,7 +52,8 @@ from typing import Any
 import numpy as np
 
 from .._inputs import ReferenceSets
-from ..errors import InvalidInputError, unknown_option
+from ..errors import InvalidInputError, unknown_option, warn
+from ..eval_logs import FILTER_OF_PATTERN, INVALID
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.answers import NORMALIZERS, compile_patterns, hf_evaluate_normalize, normalize_many
@@ -79,6 +84,13 @@ class ExactMatchConfig:
     extract_index: int | None = sig_field("match", None, help="which match: 0 the first, -1 the last")
     extract_group: int | None = sig_field("group", None, help="capture group (default: the first non-empty)")
     preset: str | None = sig_field("preset", None)
+    lm_eval_filter: str | None = sig_field(
+        "filter",
+        None,
+        help="the lm-eval filter the predictions are the output of (strict-match, flexible-extract; none: raw "
+        "text): a pattern of that filter is not applied again",
+        metadata={"cli": False},  # the command line's --lm-eval-filter picks the filter of a log and sets it
+    )
 
     def __post_init__(self) -> None:
         norms = self.normalizers
@@ -109,10 +121,24 @@ class ExactMatchConfig:
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))):
                 raise InvalidInputError(f"{name} must be an integer, got {v!r}")
+        flt = self.lm_eval_filter
+        if flt is not None and (not isinstance(flt, str) or not flt):
+            raise InvalidInputError(f"lm_eval_filter must be the name of an lm-eval filter, got {flt!r}")
         if self.extract is None:
             if self.extract_index is not None or self.extract_group is not None:
                 raise InvalidInputError("extract_index and extract_group need an extract pattern")
             return
+        if flt not in (None, "none"):
+            done = FILTER_OF_PATTERN.get(self.extract)
+            if done is None or done != flt or self.extract_index is not None or self.extract_group is not None:
+                presets = ", ".join(f"{f}: {p!r}" for p, f in FILTER_OF_PATTERN.items())
+                does = f"reproduces lm-eval's {done!r} filter" if done else "is not the pattern of that filter"
+                raise InvalidInputError(
+                    f"the predictions are lm-eval's answers after its {flt!r} filter (extracted already), but "
+                    f"extract={self.extract!r} {does}: extracting again would score them against another rule. "
+                    f"Use the preset of the filter you read ({presets}), drop extract to compare the answers as "
+                    "they are, or give lm_eval_filter='none' for raw text"
+                )
         if not isinstance(self.extract, str) or not self.extract:
             raise InvalidInputError(f"extract must be a regular expression or a pattern name, got {self.extract!r}")
         pattern = self.pattern()
@@ -203,7 +229,13 @@ def _em_kernel(preds: list[str], refs: ReferenceSets, cfg: ExactMatchConfig) -> 
         return np.maximum.reduceat(hits, refs.starts).astype(np.int64) if n else np.zeros(0, np.int64)
 
     raw = np.fromiter(map(operator.eq, expand(preds), refs.flat), dtype=bool, count=len(refs.flat))
-    extracted: list[str | None] = list(preds) if cfg.extract is None else extract_answers(preds, cfg)
+    extracted: list[str | None]
+    if cfg.extract is None:
+        extracted = list(preds)
+    elif _filtered(preds, cfg):  # the filter of the pattern ran already (lm-eval's strict-match, ...)
+        extracted = [None if p == INVALID else p for p in preds]
+    else:
+        extracted = extract_answers(preds, cfg)
     ok = [i for i, t in enumerate(extracted) if t is not None]
     norm_preds: list[str | None] = [None] * n
     if len(ok) == n:
@@ -222,6 +254,22 @@ def _em_kernel(preds: list[str], refs: ReferenceSets, cfg: ExactMatchConfig) -> 
             "count": np.ones(n, dtype=np.int64),
         },
     )
+
+
+def _filtered(preds: list[str], cfg: ExactMatchConfig) -> bool:
+    """Whether the extraction of ``cfg`` already ran on ``preds``: they are the answers of the lm-eval filter it
+    reproduces (``cfg.lm_eval_filter``, checked against the pattern by the config). Predictions read from an
+    lm-eval log know their filter (:class:`~nlgmetrics.eval_logs.LoggedAnswers`): extracting from them again, or
+    with another filter's pattern, would score them 0, so a config that does not say which filter they went
+    through is refused here rather than scored."""
+    known = getattr(preds, "lm_eval_filter", None)
+    if cfg.lm_eval_filter is None and known not in (None, "none"):
+        raise InvalidInputError(
+            f"the predictions are lm-eval's answers after its {known!r} filter (extracted already) and extract="
+            f"{cfg.extract!r} would extract again: pass lm_eval_filter={known!r} (the exact_match function and the "
+            "command line do it for you)"
+        )
+    return cfg.lm_eval_filter not in (None, "none")
 
 
 def exact_match_from_stats(stats: ExactMatchStats, cfg: ExactMatchConfig) -> ExactMatchResult:
@@ -298,5 +346,17 @@ def exact_match(
     for key in ("normalizers", "regexes_to_ignore"):
         if key in options and isinstance(options[key], list):
             options[key] = tuple(options[key])
+    known = getattr(predictions, "lm_eval_filter", None)
+    if known is not None and "lm_eval_filter" not in options:
+        options["lm_eval_filter"] = known  # answers read from an lm-eval log: never extracted twice
     cfg = EXACT_MATCH.make_config(preset, **options)
-    return EXACT_MATCH.compute(predictions, references, cfg, segments=segments)
+    if not getattr(predictions, "logged", None):
+        return EXACT_MATCH.compute(predictions, references, cfg, segments=segments)
+    # an eval log: say so when this scoring disagrees with what the harness logged for the same documents
+    from ..eval_logs import harness_hint, logged_disagreement
+
+    batch = EXACT_MATCH.batch_stats(predictions, references, cfg)
+    message = logged_disagreement(EXACT_MATCH.name, batch.columns, predictions)
+    if message is not None:
+        warn(f"{message}. {harness_hint(predictions, references)}")
+    return EXACT_MATCH.finalize(batch.total(), cfg, batch if segments else None)
