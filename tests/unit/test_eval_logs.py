@@ -23,6 +23,8 @@ from nlgmetrics.eval_logs import LoggedAnswers, check_same_documents, doc_key, r
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval"
 GEMMA_TUNED = FIXTURES / "samples_gsm8k_2025-09-09T13-31-53.431753.jsonl"
 GEMMA_BASE = FIXTURES / "samples_gsm8k_2025-09-09T13-42-42.857006.jsonl"
+MC = FIXTURES / "samples_nlgm_mc_2026-11-27T02-17-29.189203.jsonl"
+MC_MULTI = FIXTURES / "samples_nlgm_mc_multi_2026-11-27T02-17-29.189203.jsonl"
 PRESET_OF = {"strict-match": "gsm8k", "flexible-extract": "gsm8k-flexible"}
 
 
@@ -203,3 +205,43 @@ def test_lighteval_fields_are_type_checked(tmp_path: Path) -> None:
     pq.write_table(twice, tmp_path / "d.parquet")
     with pytest.raises(InvalidInputError, match=r"the column 'doc' appears more than once"):
         read_lighteval(tmp_path / "d.parquet")
+
+
+# ---------------------------------------------------------------------------------------------------- multiple choice
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        (MC, {"acc": 0.2, "acc_norm": 0.175, "acc_mutual_info": 0.175}),
+        (MC_MULTI, {"acc": 5 / 12, "acc_norm": 0.5}),
+    ],
+    ids=["single-gold", "multiple-targets"],
+)
+def test_multiple_choice_logs_give_lm_evals_numbers(path: Path, expected: dict[str, float]) -> None:
+    """lm-eval 0.4.13's own process_results logged each document's acc/acc_norm/acc_mutual_info (see
+    tests/fixtures/lm_eval/generate.py); its aggregate numbers are lm-eval's results file's."""
+    log = read_lm_eval(path)
+    assert set(log.keywords) == ({"choices", "unconditional"} if "acc_mutual_info" in expected else {"choices"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no disagreement with the logged values
+        r = nm.multiple_choice(*log, **log.keywords)
+    for key, value in expected.items():
+        assert getattr(r, key) == pytest.approx(value, abs=1e-15)
+    from nlgmetrics.metrics.multiple_choice import MULTIPLE_CHOICE
+
+    batch = MULTIPLE_CHOICE.batch_stats(*log, MULTIPLE_CHOICE.make_config(), **log.keywords)
+    for name, values in log.predictions.logged.items():
+        mismatches = sum(int(a) != b for a, b in zip(batch.columns[name], values, strict=True))
+        print(f"{path.name} {name}: {len(values)} documents, {mismatches} mismatches")
+        assert mismatches == 0
+
+
+def test_multiple_choice_log_with_another_delimiter_is_flagged() -> None:
+    log = read_lm_eval(MC, target_delimiter="")  # the choices keep their leading space: other lengths
+    with pytest.warns(UserWarning, match=r"harness logged acc_norm .* target_delimiter"):
+        nm.multiple_choice(*log, **log.keywords)
+
+
+def test_cli_multiple_choice_log(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["multiple-choice", "--pred", str(MC), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["acc"], out["acc_norm"], out["acc_mutual_info"]) == pytest.approx((0.2, 0.175, 0.175))

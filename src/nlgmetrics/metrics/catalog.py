@@ -142,11 +142,25 @@ CATALOG: dict[str, Entry] = {
         "ExtendedEditDistance",
         "Extended Edit Distance, torchmetrics' extended_edit_distance",
     ),
+    "g_pass_at_k": _E(
+        "nlgmetrics.metrics.sampling:G_PASS_AT_K",
+        ("g_pass_at_k",),
+        "GPassAtK",
+        "G-Pass@k and mG-Pass@k from sample counts, lighteval's numbers (nothing is executed)",
+        cli="nlgmetrics.cli.llm:G_PASS_AT_K_COMMAND",
+    ),
     "gleu": _E(
         "nlgmetrics.metrics.gleu:GLEU",
         ("gleu", "sentence_gleu"),
         "GLEU",
         "Google-BLEU (GLEU) as NLTK 3.10's corpus_gleu or HF evaluate's google_bleu",
+    ),
+    "maj_at_n": _E(
+        "nlgmetrics.metrics.sampling:MAJ_AT_N",
+        ("maj_at_n",),
+        "MajAtN",
+        "maj@n and avg@n from each problem's sampled answers, lighteval's numbers",
+        cli="nlgmetrics.cli.llm:MAJ_AT_N_COMMAND",
     ),
     "mer": _E(
         "nlgmetrics.metrics.edit:MER",
@@ -165,6 +179,13 @@ CATALOG: dict[str, Entry] = {
         cli="nlgmetrics.cli.coco:METEOR15_COMMAND",
         in_process=True,
     ),
+    "multiple_choice": _E(
+        "nlgmetrics.metrics.multiple_choice:MULTIPLE_CHOICE",
+        ("multiple_choice",),
+        "MultipleChoice",
+        "acc, acc_norm, acc_mutual_info from per-choice log-likelihoods, lm-eval's numbers (reads its logs)",
+        cli="nlgmetrics.cli.llm:MULTIPLE_CHOICE_COMMAND",
+    ),
     "nist": _E(
         "nlgmetrics.metrics.nist:NIST",
         ("nist", "sentence_nist"),
@@ -177,6 +198,13 @@ CATALOG: dict[str, Entry] = {
         "NormalizedLevenshteinSimilarity",
         "normalised Levenshtein similarity, 1 - lev / max(len)",
         cli="nlgmetrics.cli.basic:NLS_COMMAND",
+    ),
+    "pass_at_k": _E(
+        "nlgmetrics.metrics.sampling:PASS_AT_K",
+        ("pass_at_k", "estimate_pass_at_k"),
+        "PassAtK",
+        "pass@k from sample counts, HF code_eval's estimator (nothing is executed)",
+        cli="nlgmetrics.cli.llm:PASS_AT_K_COMMAND",
     ),
     "perplexity": _E(
         "nlgmetrics.metrics.perplexity:PERPLEXITY",
