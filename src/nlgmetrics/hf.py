@@ -397,6 +397,12 @@ def _align_squad(predictions: list[Any], references: list[Any]) -> tuple[list[An
 
 def load(name: str, **config: Any) -> HFMetric:
     """``evaluate.load(name)`` for the names of :func:`supported`; ``config`` as in :meth:`HFMetric.compute`."""
+    if name == "code_eval":  # HF's code_eval runs the candidate programs: nothing is ever executed here
+        raise UnknownOptionError(
+            "'code_eval' executes the candidate programs; nlgmetrics never executes code. Run the candidates in "
+            "your own sandbox, count the passing ones, and nlgmetrics.pass_at_k(num_samples, num_correct, "
+            "k=[1, 10, 100]) gives code_eval's pass@k (its estimator, bit for bit)"
+        )
     if not isinstance(name, str) or name not in HF_METRICS or HF_METRICS[name].family not in CATALOG:
         pending = sorted(n for n, s in HF_METRICS.items() if s.family not in CATALOG)
         extra = f" ({', '.join(pending)}: not in this build yet)" if pending else ""

@@ -17,6 +17,11 @@ __all__ = [
 _EDIT = "nlgmetrics.metrics.edit"
 SUBSTITUTION_COST = Opt("substitution_cost", help="cost of a substitution; insertions and deletions cost 1")
 REDUCTION = Opt("reduction", choices=("mean", "sum", "none"), help="how to reduce the per-segment values")
+NORMALIZER = Opt(
+    "normalizer",
+    choices=("whisper-english", "whisper-basic"),
+    help="OpenAI Whisper's text normaliser, applied to both sides first (as ASR leaderboards report WER)",
+)
 
 NLS_COMMAND = FamilyCommand(
     "nls",
@@ -39,7 +44,7 @@ CER_COMMAND = FamilyCommand(
     f"{_EDIT}:CER",
     key="cer",
     label="CER",
-    options=(SUBSTITUTION_COST,),
+    options=(SUBSTITUTION_COST, NORMALIZER),
     help="character error rate over the corpus, as jiwer.cer; one reference per segment",
 )
 WER_COMMAND = FamilyCommand(
@@ -47,7 +52,7 @@ WER_COMMAND = FamilyCommand(
     f"{_EDIT}:WER",
     key="wer",
     label="WER",
-    options=(SUBSTITUTION_COST,),
+    options=(SUBSTITUTION_COST, NORMALIZER),
     help="word error rate over the corpus, as jiwer.wer; one reference per segment",
 )
 ANLS_COMMAND = FamilyCommand(

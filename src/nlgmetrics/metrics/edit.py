@@ -17,6 +17,10 @@ Reference behaviours reproduced:
   ``WordInfoPreserved``): the WER family's kernel, statistics and formula, with another of the formula's values
   as the headline — ``MER = (S + D + I) / (H + S + D + I)``, ``WIP = H/N_ref · H/N_pred``, ``WIL = 1 - WIP``
   (with no reference token: MER 0 and WIP 1 for an empty prediction, MER 1 and WIP 0 otherwise).
+
+``normalizer="whisper-english"`` or ``"whisper-basic"`` applies OpenAI Whisper's ``EnglishTextNormalizer`` or
+``BasicTextNormalizer`` to predictions and references before tokenising (:mod:`nlgmetrics.text.whisper`; the
+signature records it as ``norm:``), as ASR leaderboards report WER.
 """
 
 from __future__ import annotations
@@ -123,6 +127,16 @@ EDIT_DISTANCE: Family[EditDistanceConfig, EditDistanceStats, EditDistanceResult]
 
 # ====================================================================== CER / WER
 _UNITS = {"char": "jiwer-chars", "word": "jiwer-words"}
+#: The named normalisers of the error rates (:mod:`nlgmetrics.text.whisper`).
+TEXT_NORMALIZERS = ("whisper-basic", "whisper-english")
+
+
+def _normalized(texts: list[str], cfg: ErrorRateConfig) -> list[str]:
+    if cfg.normalizer is None:
+        return texts
+    from ..text.whisper import normalize_many
+
+    return normalize_many(cfg.normalizer, texts)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,10 +147,19 @@ class ErrorRateConfig:
     tokenizer: str | None = sig_field("tok", None)
     substitution_cost: int = sig_field("sub", 1)
     preset: str | None = sig_field("preset", None)
+    normalizer: str | None = sig_field(
+        "norm",
+        None,
+        help="a named normaliser applied to predictions and references first (Whisper's: whisper-english, "
+        "whisper-basic)",
+        choices=TEXT_NORMALIZERS,
+    )
 
     def __post_init__(self) -> None:
         if self.unit not in _UNITS:
             raise unknown_option("unit", self.unit, list(_UNITS))
+        if self.normalizer is not None and self.normalizer not in TEXT_NORMALIZERS:
+            raise unknown_option("normalizer", self.normalizer, list(TEXT_NORMALIZERS))
         check_substitution_cost(self.substitution_cost)
         if self.tokenizer is None or self.tokenizer == _UNITS[self.unit]:  # the internal name of the default
             object.__setattr__(self, "tokenizer", _UNITS[self.unit])
@@ -191,8 +214,8 @@ def _cost_guard(cfg: ErrorRateConfig) -> tuple[str, str]:
 
 def _error_rate_kernel(preds: list[str], refs: ReferenceSets, cfg: ErrorRateConfig) -> StatsBatch[ErrorRateStats]:
     tok = get_tokenizer(cfg.tokenizer or _UNITS[cfg.unit])
-    ptoks = [tok(p) for p in preds]
-    rtoks = [tok(r) for r in refs.first()]
+    ptoks = [tok(p) for p in _normalized(preds, cfg)]
+    rtoks = [tok(r) for r in _normalized(list(refs.first()), cfg)]
     check_items(*_cost_guard(cfg), ptoks, rtoks, None)
     cost = cfg.substitution_cost
     columns = zip(*[_error_counts(p, r, cost) for p, r in zip(ptoks, rtoks, strict=True)], strict=True)
@@ -203,6 +226,8 @@ def _error_rate_kernel(preds: list[str], refs: ReferenceSets, cfg: ErrorRateConf
 def _error_rate_pair(prediction: str, reference: str, cfg: ErrorRateConfig) -> tuple[int, ...]:
     # the kernel's tokenizer, guard and per-pair function on one pair
     tok = get_tokenizer(cfg.tokenizer or _UNITS[cfg.unit])
+    if cfg.normalizer is not None:
+        prediction, reference = _normalized([prediction, reference], cfg)
     ptoks, rtoks = tok(prediction), tok(reference)
     check_pair(*_cost_guard(cfg), ptoks, rtoks)
     return _error_counts(ptoks, rtoks, cfg.substitution_cost)
@@ -320,10 +345,13 @@ def _error_rate_call(
     tokenizer: str | None,
     substitution_cost: int,
     segments: bool,
+    normalizer: str | None = None,
 ) -> ErrorRateResult:
     options: dict[str, Any] = {"substitution_cost": substitution_cost}
     if tokenizer is not None:
         options["tokenizer"] = tokenizer
+    if normalizer is not None:
+        options["normalizer"] = normalizer
     return family.compute(predictions, references, family.make_config(preset, **options), segments=segments)
 
 
@@ -356,6 +384,7 @@ def cer(
     tokenizer: str | None = None,
     substitution_cost: int = 1,
     segments: bool = False,
+    normalizer: str | None = None,
 ) -> ErrorRateResult:
     """Character error rate over the corpus, ``(S + D + I) / (H + S + D)``, identical to ``jiwer.cer``.
 
@@ -364,7 +393,7 @@ def cer(
     >>> cer(["this is the prediction"], ["this is the reference"]).score  # doctest: +ELLIPSIS
     0.3809...
     """
-    return _error_rate_call(CER, predictions, references, preset, tokenizer, substitution_cost, segments)
+    return _error_rate_call(CER, predictions, references, preset, tokenizer, substitution_cost, segments, normalizer)
 
 
 def wer(
@@ -375,6 +404,7 @@ def wer(
     tokenizer: str | None = None,
     substitution_cost: int = 1,
     segments: bool = False,
+    normalizer: str | None = None,
 ) -> ErrorRateResult:
     """Word error rate over the corpus, identical to ``jiwer.wer`` (and ``mer``, ``wil``, ``wip`` alongside).
 
@@ -383,8 +413,10 @@ def wer(
     (1, 1, 0, 6)
     >>> round(r.score, 4)
     0.3333
+    >>> wer(["Mr Smith paid twenty five dollars"], ["Mister Smith paid $25."], normalizer="whisper-english").score
+    0.0
     """
-    return _error_rate_call(WER, predictions, references, preset, tokenizer, substitution_cost, segments)
+    return _error_rate_call(WER, predictions, references, preset, tokenizer, substitution_cost, segments, normalizer)
 
 
 def mer(
@@ -395,6 +427,7 @@ def mer(
     tokenizer: str | None = None,
     substitution_cost: int = 1,
     segments: bool = False,
+    normalizer: str | None = None,
 ) -> ErrorRateResult:
     """Match error rate over the corpus, ``(S + D + I) / (H + S + D + I)``, identical to ``jiwer.mer``
     (torchmetrics' ``MatchErrorRate``). The counts, WER, WIL and WIP come alongside.
@@ -403,7 +436,7 @@ def mer(
     >>> round(r.score, 4), r.hits, r.substitutions, r.deletions
     (0.3333, 4, 1, 1)
     """
-    return _error_rate_call(MER, predictions, references, preset, tokenizer, substitution_cost, segments)
+    return _error_rate_call(MER, predictions, references, preset, tokenizer, substitution_cost, segments, normalizer)
 
 
 def wil(
@@ -414,6 +447,7 @@ def wil(
     tokenizer: str | None = None,
     substitution_cost: int = 1,
     segments: bool = False,
+    normalizer: str | None = None,
 ) -> ErrorRateResult:
     """Word information lost over the corpus, ``1 - H/N_ref · H/N_pred``, identical to ``jiwer.wil``
     (torchmetrics' ``WordInfoLost``).
@@ -421,7 +455,7 @@ def wil(
     >>> round(wil(["hello duck", "i like python"], ["hello world", "i like monty python"]).score, 4)
     0.4667
     """
-    return _error_rate_call(WIL, predictions, references, preset, tokenizer, substitution_cost, segments)
+    return _error_rate_call(WIL, predictions, references, preset, tokenizer, substitution_cost, segments, normalizer)
 
 
 def wip(
@@ -432,6 +466,7 @@ def wip(
     tokenizer: str | None = None,
     substitution_cost: int = 1,
     segments: bool = False,
+    normalizer: str | None = None,
 ) -> ErrorRateResult:
     """Word information preserved over the corpus, ``H/N_ref · H/N_pred``, identical to ``jiwer.wip``
     (torchmetrics' ``WordInfoPreserved``).
@@ -439,4 +474,4 @@ def wip(
     >>> round(wip(["hello duck", "i like python"], ["hello world", "i like monty python"]).score, 4)
     0.5333
     """
-    return _error_rate_call(WIP, predictions, references, preset, tokenizer, substitution_cost, segments)
+    return _error_rate_call(WIP, predictions, references, preset, tokenizer, substitution_cost, segments, normalizer)

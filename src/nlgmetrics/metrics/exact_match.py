@@ -9,7 +9,9 @@ Normalisers (``normalizers=(...)``, applied left to right to predictions and ans
   lowercase, then ``string.punctuation`` and ``string.digits`` deleted, with its numpy calls);
 * ``nfkc``, ``casefold``, ``lower``; ``strip-whitespace`` (``str.strip``), ``collapse-whitespace`` (runs of
   whitespace become one space), ``remove-whitespace``; ``ja-width`` (full-width ASCII to ASCII, half-width
-  katakana to full width); ``jsquad`` and ``cmrc2018`` (those benchmarks' EM normalisation).
+  katakana to full width); ``jsquad`` and ``cmrc2018`` (those benchmarks' EM normalisation); ``whisper-english``
+  and ``whisper-basic`` (OpenAI Whisper's ``EnglishTextNormalizer`` and ``BasicTextNormalizer``,
+  :mod:`nlgmetrics.text.whisper`).
 
 Extraction (``extract=PATTERN``) follows lm-evaluation-harness's ``RegexFilter``: ``re.findall`` over the
 prediction, the match at ``extract_index`` (0: the first, -1: the last), of a match with several groups the first

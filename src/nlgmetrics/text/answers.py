@@ -290,13 +290,24 @@ NORMALIZERS: dict[str, Callable[[str], str]] = {
     "collapse-whitespace": _collapse,
     "remove-whitespace": _remove_whitespace,
     "ja-width": ja_width,
+    # OpenAI Whisper's (nlgmetrics.text.whisper, imported on first use)
+    "whisper-english": lambda text: _whisper("whisper-english", [text])[0],
+    "whisper-basic": lambda text: _whisper("whisper-basic", [text])[0],
 }
+
+
+def _whisper(name: str, texts: list[str]) -> list[str]:
+    from .whisper import normalize_many as whisper_many
+
+    return whisper_many(name, texts)
 
 
 def normalize_many(name: str, texts: list[str]) -> list[str]:
     """One named normaliser over a list (the batch path where there is one)."""
     if name == "squad":
         return squad_normalize_many(texts)
+    if name.startswith("whisper-"):
+        return _whisper(name, texts)
     fn = NORMALIZERS[name]
     return [fn(t) for t in texts]
 
