@@ -25,7 +25,9 @@ def sig_field(
 ) -> Any:
     """A dataclass field that appears in the signature under ``key`` (``None``: a field that does not change the
     number, left out of the signature). ``help`` and ``choices`` describe the option for the command line and
-    the docs (see :func:`nlgmetrics.cli.command.derived_options`)."""
+    the docs (see :func:`nlgmetrics.cli.command.derived_options`). A field whose ``metadata`` holds
+    ``omit_none=True`` appears only when it is set (an option added later leaves the signatures without it as
+    they were)."""
     metadata = dict(kwargs.pop("metadata", {}) or {})
     if key:
         metadata["signature"] = key
@@ -58,8 +60,9 @@ def build_signature(metric: str, config: Any = None, extra: Mapping[str, Any] | 
     if config is not None:
         for f in dataclasses.fields(config):
             key = f.metadata.get("signature")
-            if key:
-                parts.append(f"{key}:{format_value(getattr(config, f.name))}")
+            value = getattr(config, f.name)
+            if key and not (value is None and f.metadata.get("omit_none")):
+                parts.append(f"{key}:{format_value(value)}")
     for key, value in (extra or {}).items():
         parts.append(f"{key}:{format_value(value)}")
     parts.append(f"nlgmetrics:{__version__}")

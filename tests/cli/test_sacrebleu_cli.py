@@ -75,7 +75,7 @@ def test_wmt22_byte_for_byte(shared_data: Path, monkeypatch: pytest.MonkeyPatch,
         (["ref.a.txt", "-i", "hyp.1.txt", "--echo", "src"], "nlgmetrics never downloads test sets"),
         (["--list"], "nlgmetrics never downloads test sets"),
         (["ref.a.txt", "-i", "hyp.1.txt", "-ol", "de"], "--origlang, --subset and --detail"),
-        (["ref.a.txt", "-i", "hyp.1.txt", "-tok", "spm"], "the 'spm' tokenizer needs a SentencePiece model"),
+        (["ref.a.txt", "-i", "hyp.1.txt", "-tok", "spm"], "the 'spm' tokenizer needs its SentencePiece model"),
         (["-i", "hyp.1.txt"], "give the reference file(s) first"),
         (["ref.a.txt", "-i", "missing.txt"], "system missing.txt: no such file"),
         (["ref.a.txt", "-i", "hyp.1.txt", "-sl", "-m", "bleu", "chrf"], "only one metric"),
@@ -87,6 +87,7 @@ def test_wmt22_byte_for_byte(shared_data: Path, monkeypatch: pytest.MonkeyPatch,
 )
 def test_errors(args: list[str], message: str, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     monkeypatch.chdir(FIXTURES / "gen")
+    monkeypatch.setenv("SACREBLEU", str(FIXTURES / "no-models-here"))  # no SentencePiece model where sacrebleu looks
     assert main(["sacrebleu", *args]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""

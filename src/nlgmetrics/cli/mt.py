@@ -39,9 +39,11 @@ _SEED = Opt("seed", type=int, help="seed of the resampling (default: 12345, sacr
 BLEU_OPTIONS = (
     Opt(
         "tokenizer",
-        help="13a, intl, zh, char, ja-mecab, ko-mecab, none (sacrebleu's), whitespace, perl-whitespace",
+        help="13a, intl, zh, char, ja-mecab, ko-mecab, none, flores101, flores200, spBLEU-1K (sacrebleu's), "
+        "whitespace, perl-whitespace",
         aliases=("--tokenize", "-tok"),
     ),
+    Opt("spm_model", help="spBLEU (flores101, flores200, spBLEU-1K): the SentencePiece model file you have"),
     Opt("lowercase", help="lowercase first (ASCII letters only under the moses preset)"),
     Opt("max_order", help="largest n-gram order (default: 4, or the number of --weights)"),
     Opt("weights", help="one weight per order (default: uniform)"),

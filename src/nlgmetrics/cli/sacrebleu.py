@@ -10,8 +10,10 @@ intervals and p-values from :mod:`nlgmetrics.metrics.significance`, which reprod
 (``SACREBLEU_SEED``, default 12345, as sacrebleu reads it).
 
 The arguments that fetch WMT test sets (``-t``, ``-l`` with ``--echo``, ``--download``, ``--list``,
-``--citation``, ``--origlang``, ``--subset``, ``--detail``) and the ``spm``/``flores`` tokenizers (a SentencePiece
-model sacrebleu downloads) stop with an error: nlgmetrics never downloads anything. ``-l SRC-TRG`` alone is
+``--citation``, ``--origlang``, ``--subset``, ``--detail``) stop with an error: nlgmetrics never downloads anything.
+The SentencePiece tokenizers (``-tok spm``, ``flores101``, ``flores200``, ``spBLEU-1K``: spBLEU) take the model file
+sacrebleu would have downloaded: ``--spm-model PATH``, or the file where sacrebleu keeps it
+(``$SACREBLEU/models/``); without either the error names the URL. ``-l SRC-TRG`` alone is
 accepted, as sacrebleu accepts it with reference files: it picks the target language's default tokenizer.
 ``--paired-jobs`` is accepted and changes nothing (the tests run in one process; the numbers are the same).
 Tables of several systems need ``tabulate`` (the package sacrebleu prints them with): ``pip install
@@ -36,8 +38,19 @@ __all__ = ["SacreBLEUCommand"]
 
 SACREBLEU_VERSION = "2.6.0"
 _METRICS = ("bleu", "chrf", "ter")
-_TOKENIZERS = ("none", "zh", "13a", "intl", "char", "ja-mecab", "ko-mecab", "spm", "flores101", "flores200")
-_DOWNLOADED = ("spm", "flores101", "flores200")
+_TOKENIZERS = (
+    "none",
+    "zh",
+    "13a",
+    "intl",
+    "char",
+    "ja-mecab",
+    "ko-mecab",
+    "spm",
+    "flores101",
+    "flores200",
+    "spBLEU-1K",
+)
 _SMOOTH = ("none", "floor", "add-k", "exp")
 _TOKENIZER_OF_LANGUAGE = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 _FORMATS = ("json", "text", "latex")
@@ -197,17 +210,14 @@ def _make_metrics(args: argparse.Namespace, references: list[list[str]]) -> dict
                 tokenizer = _TOKENIZER_OF_LANGUAGE.get(args.trg_lang, "13a")
             elif args.trg_lang in _TOKENIZER_OF_LANGUAGE and tokenizer != _TOKENIZER_OF_LANGUAGE[args.trg_lang]:
                 _log(args, f"Consider using the {_TOKENIZER_OF_LANGUAGE[args.trg_lang]!r} tokenizer.")
-            if tokenizer in _DOWNLOADED:
-                raise InvalidInputError(
-                    f"the {tokenizer!r} tokenizer needs a SentencePiece model that sacrebleu downloads; nlgmetrics "
-                    "never downloads: use 13a, intl, zh, char, ja-mecab, ko-mecab or none"
-                )
             options: dict[str, Any] = {
-                "tokenizer": tokenizer,
+                "tokenizer": tokenizer,  # spm/flores*/spBLEU-1K: the model of --spm-model, or sacrebleu's own file
                 "lowercase": args.bleu_lowercase,
                 "smoothing": args.bleu_smooth_method,
                 "effective_order": bool(args.sentence_level),
             }
+            if args.spm_model is not None:
+                options["spm_model"] = args.spm_model
             if args.bleu_smooth_value is not None and args.bleu_smooth_method in ("floor", "add-k"):
                 options["smooth_value"] = args.bleu_smooth_value  # sacrebleu ignores it for exp and none
         elif name == "chrf":
@@ -602,6 +612,13 @@ class SacreBLEUCommand(Command):
         bleu.add_argument("--smooth-method", "-s", choices=_SMOOTH, default="exp", dest="bleu_smooth_method")
         bleu.add_argument("--smooth-value", "-sv", type=float, default=None, dest="bleu_smooth_value")
         bleu.add_argument("--tokenize", "-tok", choices=_TOKENIZERS, default=None, dest="bleu_tokenize")
+        bleu.add_argument(
+            "--spm-model",
+            metavar="PATH",
+            default=None,
+            help="the SentencePiece model of -tok spm/flores101/flores200/spBLEU-1K (nlgmetrics' option; default: "
+            "the file sacrebleu downloads to $SACREBLEU/models/, which nlgmetrics never downloads)",
+        )
         bleu.add_argument("--lowercase", "-lc", action="store_true", dest="bleu_lowercase")
         bleu.add_argument("--force", action="store_true", dest="bleu_force", help="no warning on tokenized input")
         chrf = parser.add_argument_group("chrF related arguments")

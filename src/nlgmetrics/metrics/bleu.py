@@ -79,6 +79,7 @@ from ..text.mt_tokenize import (
     sacrebleu_tokenizer,
 )
 from ..text.registry import check_tokenizer_name, resolve_ja_mecab
+from ..text.spm import SPM_MODELS, SPM_NAMES, canonical, spm_tokenizer
 from .base import MAX_ORDER, Family, Result, check_integer, check_number
 
 # numpy (and the n-gram index built on it) is imported where a path needs it: a fresh process scoring a corpus on
@@ -138,13 +139,15 @@ def sacrebleu_name(tokenizer: str | None) -> str | None:
     tokenizer sacrebleu does not have."""
     if tokenizer == "ja-mecab-ipadic":
         return "ja-mecab"
+    if tokenizer in SPM_MODELS:  # spBLEU: sacrebleu's flores101, flores200, spBLEU-1K (text/spm.py)
+        return tokenizer
     return tokenizer if tokenizer in SACREBLEU_TOKENIZERS and tokenizer != "ja-mecab" else None
 
 
 def _VALID_TOKENIZERS() -> list[str]:
     from ..text.registry import public_tokenizers
 
-    return sorted({*SACREBLEU_TOKENIZERS, "whitespace", "perl-whitespace", *public_tokenizers()})
+    return sorted({*SACREBLEU_TOKENIZERS, *SPM_NAMES, "whitespace", "perl-whitespace", *public_tokenizers()})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,6 +188,12 @@ class BLEUConfig:
     average: str = sig_field("avg", "corpus", choices=("corpus", "sentence"))  # metrics/bleu_sentence.py
     sentence_round: int | None = sig_field("sround", None)
     preset: str | None = sig_field("preset", None)
+    #: spBLEU: the SentencePiece model file of the flores101/flores200/spBLEU-1K tokenizers (default: the file
+    #: sacrebleu would use); never in the signature, which names the model by its digest (``spm``)
+    spm_model: str | None = sig_field(
+        None, None, help="spBLEU's SentencePiece model file (default: where sacrebleu keeps it; never downloaded)"
+    )
+    spm: str | None = sig_field("spm", None, metadata={"cli": False, "omit_none": True})
 
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
@@ -202,8 +211,23 @@ class BLEUConfig:
         check_tokenizer_name(self.tokenizer, _VALID_TOKENIZERS())
         # "ja-mecab" is sacrebleu's: MeCab with the IPA dictionary; the signature names the dictionary
         _set(self, "tokenizer", resolve_ja_mecab(self.tokenizer, "ja-mecab-ipadic"))
+        if self.tokenizer in SPM_NAMES:  # spBLEU: the model is loaded now (a missing file fails here)
+            digest = spm_tokenizer(self.tokenizer, self.spm_model).digest  # errors name the tokenizer as given
+            _set(self, "tokenizer", canonical(self.tokenizer))
+            if self.spm is not None and self.spm != digest:
+                raise InvalidInputError(
+                    f"spm={self.spm!r} names another SentencePiece model than the one loaded (digest {digest})"
+                )
+            _set(self, "spm", digest)
+        elif self.spm_model is not None or self.spm is not None:
+            raise InvalidInputError(
+                f"spm_model is the model of the SentencePiece tokenizers ({', '.join(SPM_MODELS)}); the "
+                f"{self.tokenizer!r} tokenizer takes none"
+            )
         sacre = sacrebleu_name(self.tokenizer)
-        if sacre is not None:
+        if self.tokenizer in SPM_MODELS:
+            pass
+        elif sacre is not None:
             sacrebleu_tokenizer(sacre)  # fail early: unknown name or missing MeCab
         else:
             get_tokenizer(self.tokenizer)
@@ -378,6 +402,8 @@ def tokenize(lines: list[str], cfg: BLEUConfig) -> list[list[str]]:
     lines = _lower(lines, cfg)
     name = cfg.tokenizer
     assert name is not None
+    if name in SPM_MODELS:
+        return _spm(cfg).batch([line.rstrip() for line in lines])  # sacrebleu strips right first
     sacre = sacrebleu_name(name)
     if sacre is not None:
         return sacrebleu_tokenizer(sacre).batch([line.rstrip() for line in lines])  # sacrebleu strips right first
@@ -387,6 +413,17 @@ def tokenize(lines: list[str], cfg: BLEUConfig) -> list[list[str]]:
         return [perl_split(line) for line in lines]
     tok = get_tokenizer(name)
     return [list(tok(line)) for line in lines]
+
+
+def _spm(cfg: BLEUConfig) -> Any:
+    """The SentencePiece tokenizer of ``cfg``, checked to be the model its signature names."""
+    tok = spm_tokenizer(str(cfg.tokenizer), cfg.spm_model)
+    if tok.digest != cfg.spm:
+        raise InvalidInputError(
+            f"the SentencePiece model of the {cfg.tokenizer} tokenizer changed since this configuration was made "
+            f"(digest {tok.digest}, the signature says {cfg.spm}); make the configuration again"
+        )
+    return tok
 
 
 def _uses_codepoints(cfg: BLEUConfig) -> bool:
@@ -421,6 +458,8 @@ def _tokens_namespace(cfg: BLEUConfig) -> str:
     """Everything besides the text that changes BLEU's tokens, for the on-disk token cache: the settings and the
     tokenizer's own identity (a MeCab dictionary's version)."""
     name = cfg.tokenizer or ""
+    if name in SPM_MODELS:
+        return f"bleu|{_token_settings(cfg)!r}|{name}:{cfg.spm}"
     sacre = sacrebleu_name(name)
     tok: Any = sacrebleu_tokenizer(sacre) if sacre is not None else None
     if tok is None and name not in ("whitespace", "perl-whitespace"):
@@ -1035,7 +1074,7 @@ def _build_sacrebleu_signature(nrefs: Any, cfg: BLEUConfig) -> str:
         smooth += f"[{cfg.value:.2f}]"
     sacre = sacrebleu_name(cfg.tokenizer)
     assert sacre is not None  # checked by the caller
-    tok = sacrebleu_tokenizer(sacre).signature
+    tok = SPM_MODELS[sacre].signature if sacre in SPM_MODELS else sacrebleu_tokenizer(sacre).signature
     return (
         f"nrefs:{nrefs}|case:{'lc' if cfg.lowercase else 'mixed'}|eff:{'yes' if cfg.effective_order else 'no'}"
         f"|tok:{tok}|smooth:{smooth}|version:{SACREBLEU_VERSION}"
