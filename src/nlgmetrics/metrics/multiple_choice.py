@@ -26,6 +26,7 @@ log-likelihoods of different lengths. ``-inf`` is a log-likelihood (an impossibl
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -137,6 +138,13 @@ def _golds(references: Any, sizes: np.ndarray) -> tuple[np.ndarray, list[list[in
         raise InvalidInputError(
             f"loglikelihoods and gold differ in length: {len(sizes)} documents but {len(rows)} gold answers"
         )
+    if set(map(type, rows)) == {int}:  # one index each: checked in one pass, the first bad one named below
+        single = np.asarray(rows, dtype=np.int64)
+        bad = np.flatnonzero((single < 0) | (single >= sizes))
+        if len(bad) == 0:
+            return single, None
+        i = int(bad[0])
+        _index(rows[i], int(sizes[i]), f"gold[{i}]")
     single = np.empty(len(rows), dtype=np.int64)
     lists: list[list[int]] | None = None
     for i, g in enumerate(rows):
@@ -185,6 +193,74 @@ def _correct(pred: np.ndarray, single: np.ndarray, lists: list[list[int]] | None
     return hit.astype(np.int64)
 
 
+def _choice_lengths(texts: list[Any], sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each choice's length in characters and in UTF-8 bytes, when the choices are lists of non-empty strings as
+    long as the log-likelihoods' rows (checked in one pass); ``None`` otherwise (the checked path then names the
+    problem)."""
+    if any(type(row) is not list for row in texts) or not np.array_equal(
+        np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), sizes
+    ):
+        return None
+    flat = list(itertools.chain.from_iterable(texts))
+    if set(map(type, flat)) != {str}:
+        return None
+    chars = np.fromiter(map(len, flat), dtype=np.float64, count=len(flat))
+    if not chars.all():
+        return None
+    nbytes = np.fromiter(
+        (len(t) if t.isascii() else len(t.encode("utf-8", "surrogatepass")) for t in flat),
+        dtype=np.float64,
+        count=len(flat),
+    )
+    return chars, nbytes
+
+
+def _checked_choice_lengths(
+    texts: list[Any], sizes: np.ndarray, offsets: np.ndarray, total: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_choice_lengths` one choice at a time, naming the first that is not a non-empty string."""
+    chars = np.empty(total, dtype=np.float64)
+    nbytes = np.empty(total, dtype=np.float64)
+    for i, row in enumerate(texts):
+        if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
+            raise InvalidInputError(f"choices[{i}] is {row!r:.40}; expected the texts of the document's choices")
+        if len(row) != sizes[i]:
+            raise InvalidInputError(
+                f"choices[{i}] has {len(row)} choices but loglikelihoods[{i}] has {sizes[i]} log-likelihoods "
+                "(ragged choices: one log-likelihood per choice)"
+            )
+        start = int(offsets[i])
+        for j, text in enumerate(row):
+            if not isinstance(text, str):
+                raise InvalidInputError(f"choices[{i}][{j}] is {text!r:.40}; expected the choice's text")
+            if not text:
+                raise InvalidInputError(
+                    f"choices[{i}][{j}] is empty: acc_norm divides the log-likelihood by the choice's length"
+                )
+            chars[start + j] = len(text)
+            nbytes[start + j] = len(text.encode("utf-8", "surrogatepass"))
+    return chars, nbytes
+
+
+_NUMBER_TYPES = frozenset((float, int))
+
+
+def _rectangular(values: Any) -> np.ndarray | None:
+    """The log-likelihoods as one 2-d float64 array when they are a list of equally long lists of plain numbers
+    (their types checked in one pass: no string or bool is converted), else ``None`` (the general path then checks
+    each row and names the bad one)."""
+    if isinstance(values, np.ndarray):
+        return values.astype(np.float64, copy=False) if values.ndim == 2 and values.dtype.kind in "fiu" else None
+    if type(values) is not list or not values or type(values[0]) is not list:
+        return None
+    width = len(values[0])
+    if not width or any(type(r) is not list or len(r) != width for r in values):
+        return None
+    if not set(map(type, itertools.chain.from_iterable(values))) <= _NUMBER_TYPES:
+        return None
+    return np.array(values, dtype=np.float64)
+
+
 def _mc_kernel(
     loglikelihoods: Any,
     gold: Any,
@@ -193,15 +269,21 @@ def _mc_kernel(
     choices: Any = None,
     unconditional: Any = None,
 ) -> StatsBatch[MultipleChoiceStats]:
-    rows = _rows(loglikelihoods, "loglikelihoods")
-    n = len(rows)
-    arrays = [_floats(r, "loglikelihoods", i) for i, r in enumerate(rows)]
-    sizes = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=n)
+    grid = _rectangular(loglikelihoods)
+    if grid is not None:  # the common case: as many choices in every document, one numpy array
+        n = grid.shape[0]
+        sizes = np.full(n, grid.shape[1], dtype=np.int64)
+        flat = grid.reshape(-1)
+    else:
+        rows = _rows(loglikelihoods, "loglikelihoods")
+        n = len(rows)
+        arrays = [_floats(r, "loglikelihoods", i) for i, r in enumerate(rows)]
+        sizes = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=n)
+        flat = np.concatenate(arrays) if arrays else np.zeros(0)
     for i in np.flatnonzero(sizes == 0).tolist()[:1]:
         raise InvalidInputError(f"loglikelihoods[{i}] is empty; a document needs at least one choice")
     offsets = np.zeros(n, dtype=np.int64)
     np.cumsum(sizes[:-1], out=offsets[1:])
-    flat = np.concatenate(arrays) if arrays else np.zeros(0)
     _check_finite(flat, offsets, "loglikelihoods")
     single, lists = _golds(gold, sizes)
     acc = _correct(_first_argmax(flat, offsets, sizes), single, lists)
@@ -219,26 +301,8 @@ def _mc_kernel(
         texts = _rows(choices, "choices")
         if len(texts) != n:
             raise InvalidInputError(f"choices has {len(texts)} documents but loglikelihoods has {n}")
-        chars = np.empty(len(flat), dtype=np.float64)
-        nbytes = np.empty(len(flat), dtype=np.float64)
-        for i, row in enumerate(texts):
-            if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
-                raise InvalidInputError(f"choices[{i}] is {row!r:.40}; expected the texts of the document's choices")
-            if len(row) != sizes[i]:
-                raise InvalidInputError(
-                    f"choices[{i}] has {len(row)} choices but loglikelihoods[{i}] has {sizes[i]} log-likelihoods "
-                    "(ragged choices: one log-likelihood per choice)"
-                )
-            start = int(offsets[i])
-            for j, text in enumerate(row):
-                if not isinstance(text, str):
-                    raise InvalidInputError(f"choices[{i}][{j}] is {text!r:.40}; expected the choice's text")
-                if not text:
-                    raise InvalidInputError(
-                        f"choices[{i}][{j}] is empty: acc_norm divides the log-likelihood by the choice's length"
-                    )
-                chars[start + j] = len(text)
-                nbytes[start + j] = len(text.encode("utf-8", "surrogatepass"))
+        lengths = _choice_lengths(texts, sizes)
+        chars, nbytes = lengths if lengths is not None else _checked_choice_lengths(texts, sizes, offsets, len(flat))
         columns["acc_norm"] = _correct(_first_argmax(flat / chars, offsets, sizes), single, lists)
         columns["acc_bytes"] = _correct(_first_argmax(flat / nbytes, offsets, sizes), single, lists)
         columns["with_choices"] = np.ones(n, dtype=np.int64)

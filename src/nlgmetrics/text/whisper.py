@@ -107,7 +107,20 @@ def remove_symbols(s: str) -> str:
 # ------------------------------------------------------------------------------------------------ basic
 _BRACKETS = re.compile(r"[<\[][^>\]]*[>\]]")
 _PARENS = re.compile(r"\(([^)]+?)\)")
-_SPACES = re.compile(r"\s+")
+
+
+def _collapse(s: str) -> str:
+    """``re.sub(r"\\s+", " ", s)``: ``str.split`` and ``\\s`` know the same whitespace (``str.isspace``); a run at
+    either end becomes one space, as the regex leaves it."""
+    words = s.split()
+    if not words:
+        return " " if s else ""
+    joined = " ".join(words)
+    if s[0].isspace():
+        joined = " " + joined
+    if s[-1].isspace():
+        joined += " "
+    return joined
 
 
 def whisper_basic(s: str) -> str:
@@ -122,7 +135,7 @@ def whisper_basic(s: str) -> str:
     if "(" in s:
         s = _PARENS.sub("", s)
     s = remove_symbols(s).lower()
-    return _SPACES.sub(" ", s)
+    return _collapse(s)
 
 
 # ------------------------------------------------------------------------------------------------ numbers
@@ -253,10 +266,11 @@ class EnglishNumberNormalizer:
             if skip:
                 skip = False
                 continue
-            next_is_numeric = next is not None and _NUMERIC.match(next)
+            # r"^\d+(\.\d+)?$" starts with a decimal digit: the regex only runs on such words
+            next_is_numeric = next is not None and next[:1].isdecimal() and _NUMERIC.match(next)
             has_prefix = current[0] in self.prefixes
             current_without_prefix = current[1:] if has_prefix else current
-            if _NUMERIC.match(current_without_prefix):
+            if current_without_prefix[:1].isdecimal() and _NUMERIC.match(current_without_prefix):
                 f = to_fraction(current_without_prefix)
                 assert f is not None
                 if value is not None:
@@ -559,7 +573,7 @@ def whisper_english(s: str) -> str:
         s = _BRACKETS.sub("", s)
     if "(" in s:
         s = _PARENS.sub("", s)
-    if "m" in s or "u" in s:
+    if "mm" in s or "mh" in s or "uh" in s or "um" in s:  # hmm mm mhm mmm uh um
         s = _FILLERS.sub("", s)
     if "'" in s:
         s = _SPACE_APOSTROPHE.sub("'", s)
@@ -573,12 +587,15 @@ def whisper_english(s: str) -> str:
     s = remove_symbols_and_diacritics(s, keep=".%$¢€£")
     s = _numbers()(s)
     mapping = _spellings()
-    s = " ".join(mapping.get(word, word) for word in s.split())
+    s = " ".join(mapping.get(word, word) for word in s.split())  # single spaces, none at the ends
+    spaced = False
     if any(c in s for c in ".$¢€£"):
         s = _LONE_PREFIX.sub(r" \1", s)
+        spaced = True
     if "%" in s:
         s = _LONE_PERCENT.sub(r"\1 ", s)
-    return _SPACES.sub(" ", s)
+        spaced = True
+    return _collapse(s) if spaced else s
 
 
 #: The normalisers by name, as ``normalizer=`` takes them.
