@@ -111,6 +111,18 @@ def test_normalizers_in_every_metric_and_bad_names() -> None:
     assert nm.cer("colour", "color", normalizer="whisper-english").score == 0.0  # the one-pair path too
     assert nm.exact_match(["The Colour!"], ["the color"], normalizers=["whisper-english"]).score == 1.0
     assert nm.exact_match(["Ça va?"], ["ça va"], normalizers=["whisper-basic", "strip-whitespace"]).score == 1.0
+    pred, ref = ["Mr Smith paid twenty five dollars"], ["Mister Smith paid $25."]
+    metric = nm.WordErrorRate(normalizer="whisper-english")  # stateful
+    metric.update(pred, ref)
+    assert metric.compute().score == 0.0
+    assert nm.load("wer").compute(predictions=pred, references=ref, normalizer="whisper-english") == 0.0
+    from nlgmetrics.evaluate import Texts, evaluate
+
+    ev = evaluate(Texts(ref), {"a": pred}, ["wer:normalizer=whisper-english"], bootstrap=0, test=None)
+    assert ev.scores["wer"]["a"].score == 0.0
+    assert "norm:whisper-english" in ev.signatures["wer"]
+    with pytest.raises(UnknownOptionError, match="'code_eval' executes the candidate programs; nlgmetrics never"):
+        nm.load("code_eval")
     with pytest.raises(UnknownOptionError, match="unknown normalizer 'whisper'; valid values are: 'whisper-basic'"):
         nm.wer(["a"], ["a"], normalizer="whisper")
     with pytest.raises(UnknownOptionError, match="unknown exact_match normalizer 'whisper-en'"):
