@@ -527,7 +527,8 @@ def read_lighteval(path: str | os.PathLike[str]) -> Inputs:
     The prediction is the model's final text (``model_response.text_post_processed`` when the task
     post-processes, else ``model_response.text``; the first of them), the references are the gold choices
     (``doc.choices`` at ``doc.gold_index``, an index or a list of them). Every field is checked for its type: a
-    string where lighteval writes a list of strings is refused, never read character by character.
+    string where lighteval writes a list of strings is refused, never read character by character. When every
+    document has an id (``doc.id``), rows come out in id order (``ids``) and files are paired by it.
     """
     path = os.fspath(path)
     table = _Parquet(path)
@@ -543,6 +544,7 @@ def read_lighteval(path: str | os.PathLike[str]) -> Inputs:
     metrics = table.get("metric") if "metric" in table.names else None
     preds: list[str] = []
     refs: list[list[str]] = []
+    doc_ids: list[Any] = []
     for i, (doc, resp) in enumerate(zip(docs, responses, strict=True)):
         where = table.locate(i)
         if not isinstance(resp, Mapping) or not isinstance(doc, Mapping):
@@ -565,15 +567,30 @@ def read_lighteval(path: str | os.PathLike[str]) -> Inputs:
             )
         preds.append(texts[0])
         refs.append([choices[int(k)] for k in indices])
+        doc_ids.append(doc.get("id"))
     if not preds:
         raise InvalidInputError(f"{path}: no rows; there is nothing to score (an empty corpus)")
     logged: dict[str, list[Any]] = {}
     if metrics is not None and all(isinstance(m, Mapping) for m in metrics):
         for name in sorted({k for m in metrics for k in m}):
             values = [m.get(name) for m in metrics]
-            if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-                logged[name] = [float(v) for v in values]
-    return Inputs(LoggedAnswers(preds, logged=logged), refs, name=path)
+            numbers = [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+            if len(numbers) == len(values):
+                logged[name] = numbers
+    ids: list[Any] | None = None
+    if all(isinstance(d, (str, int)) and not isinstance(d, bool) and d != "" for d in doc_ids):
+        # every document names itself (lighteval's doc.id): rows in id order, paired by id across files
+        keys = [doc_key(d, table.locate(i)) for i, d in enumerate(doc_ids)]
+        seen: dict[Any, int] = {}
+        for i, key in enumerate(keys):
+            if key in seen:
+                raise InvalidInputError(f"{table.locate(i)}: doc.id {doc_ids[i]!r} is row {seen[key]}'s again")
+            seen[key] = i
+        order = sorted(range(len(keys)), key=lambda i: _order(keys[i]))
+        preds, refs = [preds[i] for i in order], [refs[i] for i in order]
+        logged = {k: [v[i] for i in order] for k, v in logged.items()}
+        ids = [keys[i] for i in order]
+    return Inputs(LoggedAnswers(preds, logged=logged, ids=ids), refs, ids=ids, name=path)
 
 
 # ---------------------------------------------------------------------------------------------------- checks

@@ -245,3 +245,28 @@ def test_cli_multiple_choice_log(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["multiple-choice", "--pred", str(MC), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert (out["acc"], out["acc_norm"], out["acc_mutual_info"]) == pytest.approx((0.2, 0.175, 0.175))
+
+
+def test_lighteval_rows_are_paired_by_doc_id(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from nlgmetrics.evaluate import evaluate
+
+    def details(path: Path, rows: list[tuple[str, str]]) -> str:
+        docs = [{"choices": ["Paris", "Rome"], "gold_index": 0, "id": i} for i, _ in rows]
+        responses = [{"text": [t]} for _, t in rows]
+        pq.write_table(pa.table({"doc": docs, "model_response": responses}), path)
+        return str(path)
+
+    a = details(tmp_path / "a.parquet", [("0", "Paris"), ("1", "Rome"), ("2", "Paris")])
+    b = details(tmp_path / "b.parquet", [("2", "Paris"), ("0", "Paris"), ("1", "Paris")])  # another order
+    assert read_lighteval(b).ids == [0, 1, 2]
+    assert read_lighteval(b).predictions == ["Paris", "Paris", "Paris"]
+    ev = evaluate(a, {"a": a, "b": b}, ["exact_match"], bootstrap=0, test=None)
+    assert (ev.scores["exact_match"]["a"].score, ev.scores["exact_match"]["b"].score) == (2 / 3, 1.0)
+    c = details(tmp_path / "c.parquet", [("0", "Paris"), ("1", "Paris")])
+    with pytest.raises(InvalidInputError, match="lacks doc_id 2"):
+        evaluate(a, {"a": a, "c": c}, ["exact_match"], bootstrap=0, test=None)
+    d = details(tmp_path / "d.parquet", [("0", "Paris"), ("0", "Rome")])
+    with pytest.raises(InvalidInputError, match=r"d\.parquet: row 1: doc\.id '0' is row 0's again"):
+        read_lighteval(d)
