@@ -113,3 +113,19 @@ def test_bad_input_names_the_document() -> None:
         nm.multiple_choice([[-1.0], [-1.0]], [0])
     with pytest.raises(InvalidInputError, match=r"multiple_choice takes no sources"):
         MULTIPLE_CHOICE.compute([[-1.0]], [0], MULTIPLE_CHOICE.make_config(), sources=["s"])
+
+
+@given(st.integers(1, 5), st.lists(st.tuples(st.integers(0, 99), st.booleans()), min_size=1, max_size=20))
+def test_the_rectangular_path_is_the_general_one(k: int, rows: list[tuple[int, bool]]) -> None:
+    lls = [[-float((seed * 7 + j * 3) % 5) for j in range(k)] for seed, _ in rows]
+    golds = [seed % k for seed, _ in rows]
+    choices = [[CHOICES[(seed + j) % len(CHOICES)] for j in range(k)] for seed, _ in rows]
+    uncond = [[-1.0] * k for _ in rows]
+    cfg = MULTIPLE_CHOICE.make_config()
+    fast = MULTIPLE_CHOICE.batch_stats(lls, golds, cfg, choices=choices, unconditional=uncond)
+    general = MULTIPLE_CHOICE.batch_stats(  # tuples: the row-by-row path
+        [tuple(r) for r in lls], golds, cfg, choices=[tuple(c) for c in choices], unconditional=uncond
+    )
+    array = MULTIPLE_CHOICE.batch_stats(np.array(lls), np.array(golds), cfg, choices=choices, unconditional=uncond)
+    assert fast.total() == general.total() == array.total()
+    assert all((fast.columns[n] == general.columns[n]).all() for n in fast.columns)

@@ -133,7 +133,7 @@ def _check_finite(flat: np.ndarray, offsets: np.ndarray, name: str) -> None:
 def _golds(references: Any, sizes: np.ndarray) -> tuple[np.ndarray, list[list[int]] | None]:
     """The gold of each document: one index each (an int64 array), or with some lists, ``-1`` there and the
     lists aside."""
-    rows = _rows(references, "gold")
+    rows = references.tolist() if isinstance(references, np.ndarray) else _rows(references, "gold")
     if len(rows) != len(sizes):
         raise InvalidInputError(
             f"loglikelihoods and gold differ in length: {len(sizes)} documents but {len(rows)} gold answers"
@@ -197,22 +197,24 @@ def _choice_lengths(texts: list[Any], sizes: np.ndarray) -> tuple[np.ndarray, np
     """Each choice's length in characters and in UTF-8 bytes, when the choices are lists of non-empty strings as
     long as the log-likelihoods' rows (checked in one pass); ``None`` otherwise (the checked path then names the
     problem)."""
-    if any(type(row) is not list for row in texts) or not np.array_equal(
+    if set(map(type, texts)) != {list} or not np.array_equal(
         np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), sizes
     ):
         return None
     flat = list(itertools.chain.from_iterable(texts))
     if set(map(type, flat)) != {str}:
         return None
-    chars = np.fromiter(map(len, flat), dtype=np.float64, count=len(flat))
-    if not chars.all():
+    lengths = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
+    if not lengths.all():
         return None
-    nbytes = np.fromiter(
-        (len(t) if t.isascii() else len(t.encode("utf-8", "surrogatepass")) for t in flat),
-        dtype=np.float64,
-        count=len(flat),
-    )
-    return chars, nbytes
+    joined = "".join(flat)
+    if joined.isascii():
+        nbytes = lengths
+    else:  # UTF-8 bytes: one per code point, one more from U+0080, U+0800 and U+10000 on, summed per choice
+        points = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        extra = (points >= 0x80).astype(np.int64) + (points >= 0x800) + (points >= 0x10000)
+        nbytes = lengths + np.add.reduceat(extra, np.cumsum(lengths) - lengths)
+    return lengths.astype(np.float64), nbytes.astype(np.float64)
 
 
 def _checked_choice_lengths(
@@ -254,7 +256,7 @@ def _rectangular(values: Any) -> np.ndarray | None:
     if type(values) is not list or not values or type(values[0]) is not list:
         return None
     width = len(values[0])
-    if not width or any(type(r) is not list or len(r) != width for r in values):
+    if not width or set(map(type, values)) != {list} or set(map(len, values)) != {width}:
         return None
     if not set(map(type, itertools.chain.from_iterable(values))) <= _NUMBER_TYPES:
         return None
