@@ -213,19 +213,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="20,000 problems/segments, 2 rounds")
     parser.add_argument("--repeat", type=int, default=None)
+    parser.add_argument("--only", choices=("pass-at-k", "multiple-choice", "wer", "spbleu"), action="append")
     args = parser.parse_args()
     n = 20_000 if args.quick else 100_000
     repeat = args.repeat or (2 if args.quick else 3)
     harness.header("LLM and ASR conventions", "python bench/llm.py" + (" --quick" if args.quick else ""))
-    benches: list[Callable[[], Any]] = [
-        lambda: [bench_pass_at_k(n, repeat)],
-        lambda: [bench_multiple_choice(n, repeat)],
-        lambda: [bench_whisper_wer(n, repeat)],
-        lambda: bench_spbleu(repeat),
-    ]
+    benches: dict[str, Callable[[], Any]] = {
+        "pass-at-k": lambda: [bench_pass_at_k(n, repeat)],
+        "multiple-choice": lambda: [bench_multiple_choice(n, repeat)],
+        "wer": lambda: [bench_whisper_wer(n, repeat)],
+        "spbleu": lambda: bench_spbleu(repeat),
+    }
     rows: list[tuple[str, ...]] = []
-    for bench in benches:
-        rows += bench()
+    for name, bench in benches.items():
+        if not args.only or name in args.only:
+            rows += bench()
     header = ("workload (warm: later calls in one process; best CPU time)", "nlgmetrics", "peer", "ratio")
     print(table(rows, header))
 

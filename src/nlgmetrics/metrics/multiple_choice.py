@@ -207,13 +207,15 @@ def _choice_lengths(texts: list[Any], sizes: np.ndarray) -> tuple[np.ndarray, np
     lengths = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
     if not lengths.all():
         return None
-    joined = "".join(flat)
+    joined = "\x00".join(flat)
     if joined.isascii():
         nbytes = lengths
-    else:  # UTF-8 bytes: one per code point, one more from U+0080, U+0800 and U+10000 on, summed per choice
-        points = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-        extra = (points >= 0x80).astype(np.int64) + (points >= 0x800) + (points >= 0x10000)
-        nbytes = lengths + np.add.reduceat(extra, np.cumsum(lengths) - lengths)
+    elif joined.count("\x00") == len(flat) - 1:  # UTF-8 bytes between the separators, one encoding of all
+        data = np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+        ends = np.append(np.flatnonzero(data == 0), len(data))
+        nbytes = np.diff(ends, prepend=-1) - 1
+    else:
+        nbytes = np.fromiter((len(t.encode("utf-8", "surrogatepass")) for t in flat), np.int64, len(flat))
     return lengths.astype(np.float64), nbytes.astype(np.float64)
 
 
@@ -260,7 +262,8 @@ def _rectangular(values: Any) -> np.ndarray | None:
         return None
     if not set(map(type, itertools.chain.from_iterable(values))) <= _NUMBER_TYPES:
         return None
-    return np.array(values, dtype=np.float64)
+    flat = np.fromiter(itertools.chain.from_iterable(values), dtype=np.float64, count=len(values) * width)
+    return flat.reshape(len(values), width)
 
 
 def _mc_kernel(
