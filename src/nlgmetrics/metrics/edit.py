@@ -153,6 +153,7 @@ class ErrorRateConfig:
         help="a named normaliser applied to predictions and references first (Whisper's: whisper-english, "
         "whisper-basic)",
         choices=TEXT_NORMALIZERS,
+        metadata={"omit_none": True},  # added later: signatures without a normaliser stay as they were
     )
 
     def __post_init__(self) -> None:

@@ -91,7 +91,9 @@ class ExactMatchConfig:
         None,
         help="the lm-eval filter the predictions are the output of (strict-match, flexible-extract; none: raw "
         "text): a pattern of that filter is not applied again",
-        metadata={"cli": False},  # the command line's --lm-eval-filter picks the filter of a log and sets it
+        # the command line's --lm-eval-filter picks the filter of a log and sets it; added later: signatures of
+        # answers that are no lm-eval log stay as they were
+        metadata={"cli": False, "omit_none": True},
     )
 
     def __post_init__(self) -> None:
