@@ -62,7 +62,8 @@ def coco_columns(args: argparse.Namespace) -> tuple[Column, list[Column]] | None
     if args.format != "auto":
         return None
     refs: list[str] = list(args.ref or [])
-    flags = [(opt, path, _looks_like_json(path)) for opt, path in [("--pred", args.pred)] + [("--ref", r) for r in refs]]
+    named = [("--pred", args.pred)] + [("--ref", r) for r in refs]
+    flags = [(option, path, _looks_like_json(path)) for option, path in named]
     if not any(is_json for _, _, is_json in flags):
         return None
     if len(refs) != 1:
