@@ -114,3 +114,212 @@ def test_coco_deeply_nested_json_is_a_clear_error(cli, write):
     bad = write("bad.json", data=b'[{"image_id": 1, "caption": "\xff"}]')
     with pytest.raises(InvalidInputError, match="invalid UTF-8"):
         nm.read_coco(bad, ann)
+
+
+# ------------------------------------------------------------------------------------ load(): HF semantics
+def _hf_wer_module(tmp_path):
+    """An HF ``evaluate`` module with the features of HF's ``wer`` script (a string per prediction and per
+    reference) and jiwer's corpus WER, the script's number: HF's own add/add_batch/compute around it."""
+    evaluate = pytest.importorskip("evaluate")
+    datasets = pytest.importorskip("datasets")
+    jiwer = pytest.importorskip("jiwer")
+
+    class WER(evaluate.Metric):
+        def _info(self):
+            return evaluate.MetricInfo(
+                description="",
+                citation="",
+                inputs_description="",
+                features=datasets.Features(
+                    {
+                        "predictions": datasets.Value("string", id="sequence"),
+                        "references": datasets.Value("string", id="sequence"),
+                    }
+                ),
+            )
+
+        def _compute(self, predictions, references):
+            return jiwer.wer(list(references), list(predictions))
+
+    return WER(keep_in_memory=True, cache_dir=str(tmp_path))
+
+
+REFS4 = ["a b", "c d", "e f", "g h"]
+CALLS = {
+    "set predictions": lambda m: m.compute(predictions=set(REFS4), references=REFS4),
+    "set references": lambda m: m.compute(predictions=REFS4, references=set(REFS4)),
+    "frozenset": lambda m: m.compute(predictions=frozenset(REFS4), references=REFS4),
+    "dict predictions": lambda m: m.compute(predictions=dict.fromkeys(REFS4), references=REFS4),
+    "unequal add_batch": lambda m: (
+        m.add_batch(predictions=["a b", "c d"], references=["a b"]),
+        m.add_batch(predictions=["e f"], references=["c d", "e f"]),
+        m.compute(),
+    ),
+    "unequal compute": lambda m: m.compute(predictions=["a b", "c d"], references=["a b"]),
+    "add then compute(inputs)": lambda m: (
+        m.add(prediction="x y", reference="a b"),
+        m.compute(predictions=["c d"], references=["c d"]),
+    )[1],
+    "add_batch then compute(inputs)": lambda m: (
+        m.add_batch(predictions=["a b", "c d"], references=["a b", "c d"]),
+        m.compute(predictions=["e f"], references=["e x"]),
+    )[1],
+    "tuple": lambda m: m.compute(predictions=("a b", "c"), references=["a b", "c d"]),
+}
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_load_follows_hf_evaluate(tmp_path, call):
+    """Each call on ``nlgmetrics.load("wer")`` and on an HF ``evaluate`` 0.4.6 module of the same features:
+    the same number, or both refuse (HF: a ValueError, or a KeyError for a dict; ours: InvalidInputError)."""
+    theirs = _hf_wer_module(tmp_path)
+    try:
+        expected = CALLS[call](theirs)
+    except (ValueError, KeyError):
+        expected = ValueError
+    if expected is ValueError:
+        with pytest.raises(InvalidInputError):
+            CALLS[call](nm.load("wer"))
+    else:
+        assert CALLS[call](nm.load("wer")) == pytest.approx(expected, abs=1e-12)
+
+
+def test_load_refuses_sets_whatever_the_hash_seed():
+    """A set paired at random gave WER 0.75 or 1.125 by PYTHONHASHSEED where 0.0 is right."""
+    m = nm.load("wer")
+    with pytest.raises(InvalidInputError, match="predictions is a set: its order is arbitrary"):
+        m.compute(predictions=set(REFS4), references=REFS4)
+    with pytest.raises(InvalidInputError, match="references is a dict_keys"):
+        m.add_batch(predictions=REFS4, references=dict.fromkeys(REFS4).keys())
+    with pytest.raises(InvalidInputError, match="Mismatch in the number of predictions"):
+        nm.combine(["wer", "cer"]).add_batch(predictions=["a"], references=["a", "b"])
+    m.add_batch(predictions=["a b"], references=["a b"])
+    with pytest.raises(InvalidInputError, match=r"Mismatch in the number of predictions \(2\) and references \(1\)"):
+        m.add_batch(predictions=["x", "y"], references=["x"])
+    assert m.compute() == 0.0  # the refused batch added nothing
+
+
+def test_combine_scores_pending_and_new_inputs():
+    both = nm.combine(["wer", "cer"])
+    both.add(prediction="a b", reference="a c")
+    out = both.compute(predictions=["x y"], references=["x y"])
+    assert out["wer"] == nm.wer(["a b", "x y"], ["a c", "x y"]).score == 0.25
+
+
+def test_texts_and_read_table_refuse_sets():
+    from nlgmetrics.evaluate import Texts, evaluate
+
+    with pytest.raises(InvalidInputError, match=r"Texts\(\.\.\.\) got a set"):
+        evaluate(Texts(set(REFS4)), {"sys": REFS4}, ["wer"], bootstrap=0)
+    with pytest.raises(InvalidInputError, match="column 'prediction' is a set"):
+        nm.read_table({"prediction": set(REFS4), "reference": REFS4})
+    with pytest.raises(InvalidInputError, match="column 'reference' is str; expected a list"):
+        nm.read_table({"prediction": ["a"], "reference": "a"})
+    with pytest.raises(InvalidInputError, match="column 'reference' has 1 rows but column 'prediction' has 2"):
+        nm.read_table({"prediction": ["a", "b"], "reference": ["a"]})
+    with pytest.raises(InvalidInputError, match="column 'reference' has 3 rows"):
+        nm.read_table({"prediction": ["a", "b"], "reference": ["a", "b", "c"]})
+
+
+SQUAD_REFS = [
+    {"answers": {"answer_start": [0], "text": ["Denver Broncos"]}, "id": "a"},
+    {"answers": {"answer_start": [0], "text": ["1976"]}, "id": "b"},
+]
+
+
+def test_squad_ids_partly_missing_are_refused():
+    """Predictions were paired by position as soon as one id was missing."""
+    preds = [{"prediction_text": "1976", "id": "b"}, {"prediction_text": "Denver Broncos"}]
+    with pytest.raises(InvalidInputError, match=r"predictions\[1\] has no 'id', but other"):
+        nm.load("squad").compute(predictions=preds, references=SQUAD_REFS)
+    refs = [SQUAD_REFS[0], {"answers": SQUAD_REFS[1]["answers"]}]
+    with pytest.raises(InvalidInputError, match=r"references\[1\] has no 'id'"):
+        nm.load("squad").compute(predictions=[{"prediction_text": "x", "id": "a"}] * 2, references=refs)
+    with pytest.raises(InvalidInputError, match=r"predictions\[0\] has no 'id'"):
+        nm.load("squad").compute(predictions=["Denver Broncos", "1976"], references=SQUAD_REFS)
+    with pytest.raises(InvalidInputError, match=r"references\[0\]\['id'\] is a value of type int"):
+        nm.load("squad").compute(predictions=["x"], references=[{"answers": {"text": ["x"]}, "id": 3}])
+    # no id anywhere: in order
+    plain = nm.load("squad").compute(predictions=["Denver Broncos", "1976"], references=[["Denver Broncos"], ["1976"]])
+    assert plain == {"exact_match": 100.0, "f1": 100.0}
+
+
+# ------------------------------------------------------------------------------------ SQuAD v2: duplicate ids
+def _dup_cases():
+    # question "x" twice (answers Paris, then London), "y" once; predictions are keyed by id: Paris, Rome
+    return [
+        {"id": "x", "answers": ["Paris"], "prediction": "Paris", "na_prob": 0.1},
+        {"id": "y", "answers": ["Rome"], "prediction": "Rome", "na_prob": 0.2},
+        {"id": "x", "answers": ["London"], "prediction": "Paris", "na_prob": 0.1},
+    ]
+
+
+def test_squad_v2_duplicate_ids_score_as_the_official_script(cli, write):
+    """EM 66.67 where the official evaluate-v2.0.py gives 50.0: it keys scores by id, the last occurrence wins."""
+    from tests.qa_naive import v20_evaluate
+
+    cases = _dup_cases()
+    official = v20_evaluate(cases)
+    assert official["exact"] == 50.0
+    qas = [{"id": c["id"], "answers": [{"text": a} for a in c["answers"]]} for c in cases]
+    dataset = {"data": [{"paragraphs": [{"qas": qas}]}]}
+    data = _json(write, "dev.json", dataset)
+    preds = _json(write, "pred.json", {"x": "Paris", "y": "Rome"})
+    run = cli("squad", "--dataset", data, "--pred", preds, "--preset", "squad-v2", "--json")
+    assert "1 question(s) of" in run.err
+    assert "repeat an id (the first: 'x')" in run.err
+    got = run.json()
+    assert got["exact_match"] == official["exact"]
+    assert got["f1"] == official["f1"]
+    assert got["total"] == official["total"] == 2
+    # HF's squad_v2 script: the same
+    refs = [{"id": c["id"], "answers": {"text": c["answers"], "answer_start": [0]}} for c in cases]
+    hf_preds = [{"id": c["id"], "prediction_text": c["prediction"], "no_answer_probability": 0.0} for c in cases]
+    with pytest.warns(UserWarning, match="repeat") as caught:  # HF needs a prediction per reference: both repeat x
+        out = nm.load("squad_v2").compute(predictions=hf_preds, references=refs)
+    assert any("repeat a question id (the first: 'x')" in str(w.message) for w in caught)
+    assert any("the last prediction of each id is scored" in str(w.message) for w in caught)
+    assert out["exact"] == 50.0
+    assert out["total"] == 2
+    # v1.1 counts every question (its loop is over the dataset, not keyed by id)
+    v1 = cli("squad", "--dataset", data, "--pred", preds, "--json").json()
+    assert v1["total"] == 3
+
+
+# ------------------------------------------------------------------------------------------------ tables
+def test_csv_bad_bytes_long_fields_and_duplicate_columns(write, cli):
+    bad = write("bad.csv", data=b"prediction,reference\nok,fine\nbad \xff byte,x\n")
+    with pytest.raises(InvalidInputError, match=r"bad\.csv:3: invalid UTF-8 at byte offset 33"):
+        nm.read_table(bad)
+    long = "word " * 60_000  # 300 KB, beyond csv's default field limit of 128 KiB
+    path = write("long.csv", text=f"prediction,reference\n{long},{long}\n")
+    inputs = nm.read_table(path)
+    assert inputs.predictions == [long]
+    import csv
+
+    assert csv.field_size_limit() == 131072  # restored
+    dup = write("dup.csv", text="prediction,reference,prediction\na,b,c\n")
+    with pytest.raises(
+        InvalidInputError, match=r"dup\.csv:1: the header names column 'prediction' twice \(columns 1 and 3\)"
+    ):
+        nm.read_table(dup)
+    run = cli("wer", "--pred", dup)
+    assert run.code == 2
+    assert "names column 'prediction' twice" in run.err
+    unclosed = write("unclosed.csv", text='prediction,reference\na,"b\nc,d\n')  # was one row: "b\nc,d\n"
+    run = cli("wer", "--pred", unclosed)
+    assert run.code == 2
+    assert "unclosed.csv:3: not valid CSV: unexpected end of data (a quoted cell opened after line 1" in run.err
+
+
+def test_parquet_that_is_not_parquet_and_duplicate_columns(write, cli, tmp_path):
+    fake = write("fake.parquet", text="prediction,reference\na,b\n")
+    with pytest.raises(InvalidInputError, match=r"cannot read .*fake\.parquet as Parquet"):
+        nm.read_table(fake)
+    run = cli("wer", "--pred", fake)
+    assert run.code == 2
+    assert "as Parquet" in run.err
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame([["a", "b", "c"]], columns=["prediction", "reference", "prediction"])
+    with pytest.raises(InvalidInputError, match="2 columns are named 'prediction'"):
+        nm.read_table(frame)
