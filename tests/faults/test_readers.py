@@ -323,3 +323,65 @@ def test_parquet_that_is_not_parquet_and_duplicate_columns(write, cli, tmp_path)
     frame = pd.DataFrame([["a", "b", "c"]], columns=["prediction", "reference", "prediction"])
     with pytest.raises(InvalidInputError, match="2 columns are named 'prediction'"):
         nm.read_table(frame)
+
+
+# ------------------------------------------------------------------------------------ extract: names and time limits
+@pytest.mark.parametrize(
+    ("typo", "name"), [("gsm8k_flexible", "gsm8k-flexible"), ("answer_is", "answer-is"), ("GSM8K", "gsm8k")]
+)
+def test_a_typod_pattern_name_is_an_error(cli, write, typo, name):
+    """It was compiled as a literal regex: every segment scored 0."""
+    with pytest.raises(InvalidInputError, match=f"extract='{typo}' is not a pattern name; did you mean '{name}'"):
+        nm.exact_match(["#### 42"], ["42"], extract=typo)
+    p = write("p.txt", ["#### 42"])
+    run = cli("exact-match", "--pred", p, "--ref", p, "--extract", typo)
+    assert run.code == 2
+    assert "gsm8k, gsm8k-flexible, answer-is" in run.err
+    # a regex written as one is taken as one
+    assert nm.exact_match(["gsm8k_flexible"], ["gsm8k_flexible"], extract=f"({typo})").score == float(
+        typo == "gsm8k_flexible"
+    )
+
+
+def test_a_backtracking_regex_is_stopped():
+    from nlgmetrics.algorithms.guard import pair_limit
+    from nlgmetrics.text.regex_limit import RegexTimeoutError, can_limit
+
+    if not can_limit():
+        pytest.skip("the SIGALRM timer is in use (or this is not the main thread of a POSIX process)")
+    evil = "a" * 40 + "b"
+    with (
+        pair_limit(0.2),
+        pytest.raises(
+            RegexTimeoutError,
+            match=r"predictions\[1\]: the regular expression extract='\(a\+\)\+\$' ran beyond the limit of 0\.2 s",
+        ),
+    ):
+        nm.exact_match(["ok", evil], ["x", "y"], extract=r"(a+)+$")
+    with (
+        pair_limit(0.2),
+        pytest.raises(RegexTimeoutError, match=r"references\[1\]: the regular expression regexes_to_ignore="),
+    ):
+        nm.exact_match(["x", "y"], ["x", ["y", evil]], preset="hf-evaluate", regexes_to_ignore=[r"(a+)+$"])
+    with pair_limit(0.2), pytest.raises(InvalidInputError, match="NLGMETRICS_PAIR_LIMIT=off"):
+        nm.load("exact_match").compute(predictions=[evil], references=["a"], regexes_to_ignore=[r"(a+)+$"])
+    import signal
+
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL  # given back
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    # a pattern that is fast runs as before, under the limit
+    with pair_limit(0.2):
+        assert nm.exact_match(["x 42"], ["42"], extract=r"(\d+)").score == 1.0
+
+
+def test_gsm8k_presets_are_linear_on_a_long_reference():
+    """``(?s).*#### `` on a 1 MB reference without ``####`` ran over 150 s (re searches from every position);
+    it is now deleted as what it means. The time limit would stop it at 0.2 s if it were not."""
+    from nlgmetrics.algorithms.guard import pair_limit
+
+    long = "x " * 500_000
+    with pair_limit(0.2):
+        r = nm.exact_match(["#### 5", "5"], [long, long + "#### 5"], preset="gsm8k", segments=True)
+        assert r.segments == (0.0, 0.0)  # nothing is extracted from "5": no "####"
+        r = nm.exact_match(["#### 5", "5"], [long, long + "#### 5"], preset="gsm8k-flexible", segments=True)
+        assert r.segments == (0.0, 1.0)
