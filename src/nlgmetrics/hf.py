@@ -347,7 +347,14 @@ class HFMetric:
         return build(self.spec.preset, **options), hf
 
     def add(self, *, prediction: Any = None, reference: Any = None, source: Any = None) -> None:
-        """HF's ``add``: one prediction and its reference (and source, for SARI) join the pending inputs."""
+        """HF's ``add``: one prediction and its reference (and source, for SARI) join the pending inputs. A set
+        (or, except for SQuAD's items, a dict) is refused here, as HF refuses it, rather than at ``compute``."""
+        kinds: tuple[type, ...] = (set, frozenset, KeysView, ValuesView, ItemsView)
+        if self.spec.inputs != "squad":
+            kinds += (Mapping,)
+        for name, value in (("prediction", prediction), ("reference", reference), ("source", source)):
+            if isinstance(value, kinds):
+                raise InvalidInputError(f"{self.name}.add: {name} is a {type(value).__name__}; expected a string")
         self.add_batch(predictions=[prediction], references=[reference], sources=None if source is None else [source])
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, sources: Any = None) -> None:

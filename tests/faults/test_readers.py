@@ -385,3 +385,12 @@ def test_gsm8k_presets_are_linear_on_a_long_reference():
         assert r.segments == (0.0, 0.0)  # nothing is extracted from "5": no "####"
         r = nm.exact_match(["#### 5", "5"], [long, long + "#### 5"], preset="gsm8k-flexible", segments=True)
         assert r.segments == (0.0, 1.0)
+
+
+def test_gleu_on_a_lone_surrogate_scores_as_nltk():
+    """The compiled n-gram counter cannot encode a lone surrogate (UnicodeEncodeError): the other path counts it."""
+    from nltk.translate.gleu_score import corpus_gleu
+
+    preds, refs = ["a \ud800 b c", "x y"], ["a b c \ud800", "x y z"]
+    assert nm.gleu(preds, refs).score == corpus_gleu([[r.split()] for r in refs], [p.split() for p in preds])
+    assert nm.gleu(["a \ud800 b"], ["a b c"]).score == pytest.approx(1 / 3)
