@@ -17,12 +17,13 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..algorithms.guard import limit_seconds
 from ..algorithms.native import native
 from ..errors import UnknownOptionError
 from ..text.rouge_tokenize import kernel_text, rouge155_truncate, rouge_encoder
 
-# numpy, the cost guard and the sentence splitter are imported where they are used: a fresh process scoring a few
-# segments of the common types needs none of them
+# numpy and the sentence splitter are imported where they are used: a fresh process scoring a few segments of the
+# common types needs neither (the cost guard's module is small and asked on every call: imported here)
 if TYPE_CHECKING:
     import numpy as np
 
@@ -121,7 +122,17 @@ class _Prepared:
     separator to replace, no splitting rules, no length limits) and past the cost guard unchecked (no ROUGE-W, no
     unlimited skip bigrams)."""
 
-    __slots__ = ("direct", "encoder", "guards", "need_sentences", "plan", "sentences", "split", "tokenizer")
+    __slots__ = (
+        "direct",
+        "encoder",
+        "guard_rates",
+        "guards",
+        "need_sentences",
+        "plan",
+        "sentences",
+        "split",
+        "tokenizer",
+    )
 
     def __init__(self, cfg: RougeConfig, grid: float) -> None:
         perl = cfg.scoring == "rouge155"
@@ -137,6 +148,7 @@ class _Prepared:
             cfg.stemmer if cfg.use_stemmer else None, cfg.remove_stopwords, cfg.tokenizer == "rouge-score"
         )
         self.guards = _guards(cfg, perl)
+        self.guard_rates = _guard_rates(self.guards)
         self.direct = (
             not cfg.sentence_separator
             and not self.split
@@ -200,25 +212,37 @@ def _guards(cfg: RougeConfig, perl: bool) -> tuple[tuple[str, str], ...]:
     return tuple(out.items())
 
 
-def _guard(guards: tuple[tuple[str, str], ...], preds: list[str], refs: ReferenceSets) -> None:
+def _guard_rates(guards: tuple[tuple[str, str], ...]) -> tuple[float, float]:
+    """The largest rate per cell of the guards on a pair (LCS kinds) and of the guard on one text with itself
+    (the skip bigrams), 0 where there is none."""
+    from ..algorithms.guard import RATES
+
+    pair = max((RATES[k][2] for k, _ in guards if k != "compiled-skip-bigrams"), default=0.0)
+    alone = max((RATES[k][2] for k, _ in guards if k == "compiled-skip-bigrams"), default=0.0)
+    return pair, alone
+
+
+def _guard(prep: _Prepared, preds: list[str], refs: ReferenceSets) -> None:
     """Refuse, before the compiled kernel runs, a pair whose LCS (ROUGE-L, -Lsum, -W) or unlimited skip bigrams
     would run beyond the limit of :mod:`nlgmetrics.algorithms.guard`. Lengths in characters bound the tokens from
     above: the longest texts answer for a call of ordinary texts, without numpy; only texts long enough to matter
     are counted closer."""
-    from ..algorithms.guard import RATES, check_pairs, limit_seconds
-
     limit = limit_seconds()
     flat = refs.flat
     if limit is None or not preds or not flat:
         return
-    longest_pred, longest_ref = max(map(len, preds)), max(map(len, flat))
-    longest = max(longest_pred, longest_ref)
-    if all(
-        (longest * longest if k == "compiled-skip-bigrams" else longest_pred * longest_ref) * RATES[k][2] <= limit
-        for k, _ in guards
-    ):
+    if len(preds) == 1 and len(flat) == 1:  # one pair: the common small call
+        longest_pred, longest_ref = len(preds[0]), len(flat[0])
+    else:
+        longest_pred, longest_ref = max(map(len, preds)), max(map(len, flat))
+    pair_rate, alone_rate = prep.guard_rates
+    longest = longest_pred if longest_pred > longest_ref else longest_ref
+    if longest_pred * longest_ref * pair_rate <= limit and longest * longest * alone_rate <= limit:
         return
+    guards = prep.guards
     import numpy as np
+
+    from ..algorithms.guard import RATES, check_pairs
 
     seg = np.repeat(np.arange(len(preds)), refs.counts()) if refs.starts is not None else np.arange(len(preds))
     pred_of_pair = [preds[i] for i in seg.tolist()]
@@ -247,7 +271,7 @@ def rouge_columns(
     a list with one tuple per segment instead, holding for each of those measures a tuple over the types."""
     prep = _prepared(cfg, grid)
     if prep.guards:
-        _guard(prep.guards, preds, refs)
+        _guard(prep, preds, refs)
     starts = refs.offsets or []
     tokenizer, sentences = prep.tokenizer, prep.sentences
     flat = refs.flat
