@@ -394,3 +394,21 @@ def test_gleu_on_a_lone_surrogate_scores_as_nltk():
     preds, refs = ["a \ud800 b c", "x y"], ["a b c \ud800", "x y z"]
     assert nm.gleu(preds, refs).score == corpus_gleu([[r.split()] for r in refs], [p.split() for p in preds])
     assert nm.gleu(["a \ud800 b"], ["a b c"]).score == pytest.approx(1 / 3)
+
+
+def test_squad_files_nested_too_deeply_or_with_huge_numbers_are_clear_errors(cli, write):
+    dataset = {"data": [{"paragraphs": [{"qas": [{"id": "q1", "answers": [{"text": "Paris"}]}]}]}]}
+    data, pred = _json(write, "dev.json", dataset), _json(write, "pred.json", {"q1": "Paris"})
+    deep = write("deep.json", text="[" * 100_000 + "]" * 100_000)
+    run = cli("squad", "--dataset", deep, "--pred", pred)
+    assert run.code == 2
+    assert f"--dataset {deep}: the JSON is nested too deeply to read" in run.err
+    huge = write("huge.json", text='{"q1": ' + "1" * 5000 + "}")
+    run = cli("squad", "--dataset", data, "--pred", pred, "--na-prob-file", huge, "--preset", "squad-v2")
+    assert run.code == 2
+    assert f"--na-prob-file {huge}: cannot read the JSON" in run.err
+    big = write("big.json", text='{"q1": 1' + "0" * 400 + "}")  # an integer too large for a float
+    run = cli("squad", "--dataset", data, "--pred", pred, "--na-prob-file", big, "--preset", "squad-v2")
+    assert run.code == 2
+    assert "expected a finite number" in run.err
+    assert cli("squad", "--dataset", data, "--pred", pred, "--json").json()["exact_match"] == 100.0
