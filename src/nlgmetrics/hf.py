@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, ItemsView, KeysView, Mapping, Sequence, ValuesView
 from typing import Any
 
 import numpy as np
 
+from ._inputs import describe
 from .errors import InvalidInputError, UnknownOptionError, warn
 from .metrics.catalog import CATALOG, get_family
 
@@ -346,33 +347,56 @@ class HFMetric:
         return build(self.spec.preset, **options), hf
 
     def add(self, *, prediction: Any = None, reference: Any = None, source: Any = None) -> None:
+        """HF's ``add``: one prediction and its reference (and source, for SARI) join the pending inputs. A set
+        (or, except for SQuAD's items, a dict) is refused here, as HF refuses it, rather than at ``compute``."""
+        kinds: tuple[type, ...] = (set, frozenset, KeysView, ValuesView, ItemsView)
+        if self.spec.inputs != "squad":
+            kinds += (Mapping,)
+        for name, value in (("prediction", prediction), ("reference", reference), ("source", source)):
+            if isinstance(value, kinds):
+                raise InvalidInputError(f"{self.name}.add: {name} is a {type(value).__name__}; expected a string")
         self.add_batch(predictions=[prediction], references=[reference], sources=None if source is None else [source])
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, sources: Any = None) -> None:
+        """HF's ``add_batch``: a batch joins the pending inputs. As in HF ``evaluate``, both are required, sets
+        and dicts are refused (their order, and so the pairing, would depend on the hash seed) and a batch whose
+        columns differ in length is an error (it is never re-paired with the next one); a refused batch adds
+        nothing."""
         if predictions is None or references is None:
             raise InvalidInputError(f"{self.name}.add_batch needs predictions= and references=")
-        self._predictions.extend(predictions)
-        self._references.extend(references)
-        if sources is not None:
-            self._sources.extend(sources)
+        batch = {"predictions": _ordered(predictions, "predictions"), "references": _ordered(references, "references")}
+        if self.spec.inputs == "sources":
+            if sources is None:
+                raise InvalidInputError(f"{self.name} needs sources= (one source sentence per prediction)")
+            batch["sources"] = _ordered(sources, "sources")
+        elif sources is not None:
+            raise InvalidInputError(f"{self.name} takes no sources= (only sari does)")
+        first, n = "predictions", len(batch["predictions"])
+        for key, column in batch.items():
+            if len(column) != n:  # HF evaluate's message
+                raise InvalidInputError(f"Mismatch in the number of {first} ({n}) and {key} ({len(column)})")
+        self._predictions.extend(batch["predictions"])
+        self._references.extend(batch["references"])
+        self._sources.extend(batch.get("sources", ()))
 
     def compute(self, *, predictions: Any = None, references: Any = None, sources: Any = None, **kwargs: Any) -> Any:
-        """HF's ``compute``: with no inputs, those given to ``add``/``add_batch`` (then cleared)."""
-        if predictions is None and references is None and self._predictions:
-            predictions, references = self._predictions, self._references
-            sources = self._sources or sources
-            self._predictions, self._references, self._sources = [], [], []
-        if predictions is None or references is None:
+        """HF's ``compute``: the inputs given here join those given to ``add``/``add_batch``, and all of them are
+        scored (then cleared), as HF ``evaluate`` does."""
+        given = predictions is not None or references is not None or sources is not None
+        if given:
+            if predictions is None or references is None:
+                raise InvalidInputError(f"{self.name}.compute needs both predictions= and references=")
+            self.add_batch(predictions=predictions, references=references, sources=sources)
+        if not self._predictions and not given:
             raise InvalidInputError(
                 f"{self.name}.compute needs both predictions= and references= (or inputs given to add/add_batch)"
             )
+        predictions, references, sources = self._predictions, self._references, self._sources
+        self._predictions, self._references, self._sources = [], [], []
         config, hf = self.config_for(kwargs)
-        predictions, references = list(predictions), list(references)
         if self.spec.inputs == "squad":
-            predictions, references = _align_squad(predictions, references)
-        if self.spec.inputs == "sources" and sources is None:
-            raise InvalidInputError(f"{self.name}.compute needs sources= (one source sentence per prediction)")
-        extra = {"sources": list(sources)} if sources is not None else {}
+            predictions, references = _align_squad(predictions, references, by_last_id=self.name == "squad_v2")
+        extra = {"sources": sources} if self.spec.inputs == "sources" else {}
         if self.spec.inputs == "squad":
             na = [p.get("no_answer_probability") if isinstance(p, Mapping) else None for p in predictions]
             if any(v is not None for v in na):
@@ -382,17 +406,82 @@ class HFMetric:
         return self.spec.output(result, hf)
 
 
-def _align_squad(predictions: list[Any], references: list[Any]) -> tuple[list[Any], list[Any]]:
-    """HF's squad scripts match predictions to references by ``id``; the family takes them in order."""
-    ids = [r.get("id") if isinstance(r, Mapping) else None for r in references]
-    pids = [p.get("id") if isinstance(p, Mapping) else None for p in predictions]
-    if None in ids or None in pids or ids == pids:
+def _ordered(values: Any, name: str) -> list[Any]:
+    """A column of ``add_batch``/``compute`` as a list; sets, dicts and dict views are refused, as HF
+    ``evaluate`` refuses them (their order depends on the hash seed, so predictions would meet the wrong
+    references). A string is a column of characters, as in HF."""
+    if isinstance(values, (set, frozenset, KeysView, ValuesView, ItemsView)):
+        raise InvalidInputError(
+            f"{name} is a {type(values).__name__}: its order is arbitrary (it depends on the hash seed), so "
+            "predictions would be paired with the wrong references; pass a list"
+        )
+    if isinstance(values, Mapping):
+        raise InvalidInputError(f"{name} is a {type(values).__name__}; pass a list (HF evaluate refuses a dict too)")
+    if isinstance(values, (bytes, bytearray)):
+        raise InvalidInputError(f"{name} is bytes; pass a list of str")
+    try:
+        return list(values)
+    except TypeError:
+        raise InvalidInputError(f"{name} is {describe(values)}; expected a list") from None
+
+
+def _squad_id(item: Any, i: int, side: str) -> str | None:
+    if not isinstance(item, Mapping) or "id" not in item:
+        return None
+    value = item["id"]
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{side}[{i}]['id'] is {describe(value)}; expected a string (HF's squad features)")
+    return value
+
+
+def _align_squad(predictions: list[Any], references: list[Any], *, by_last_id: bool) -> tuple[list[Any], list[Any]]:
+    """HF's squad scripts match predictions to references by ``id``: the prediction of each reference's id (the
+    last prediction with that id, as the scripts' ``{id: prediction}`` dict keeps it). Without any id on either
+    side the two are paired in order (an nlgmetrics convenience: HF requires ids); with ids on some items only,
+    the missing one is an error (pairing by position would be a guess). ``by_last_id`` (squad_v2): a question
+    id that occurs twice is scored once, with its last occurrence, at the place of its first, as the official
+    v2.0 script's ``{id: score}`` dicts do."""
+    given_rids = [_squad_id(r, i, "references") for i, r in enumerate(references)]
+    given_pids = [_squad_id(p, i, "predictions") for i, p in enumerate(predictions)]
+    if all(r is None for r in given_rids) and all(p is None for p in given_pids):
         return predictions, references
-    by_id = {pid: p for pid, p in zip(pids, predictions, strict=False)}
-    missing = [i for i in ids if i not in by_id]
+    for side, ids in (("references", given_rids), ("predictions", given_pids)):
+        if None in ids:
+            k = ids.index(None)
+            raise InvalidInputError(
+                f"{side}[{k}] has no 'id', but other predictions or references have one: squad pairs each "
+                "prediction with the reference of its id; give every prediction and reference its 'id' (or none "
+                "at all, to pair them in order)"
+            )
+    rids = [r for r in given_rids if r is not None]
+    pids = [p for p in given_pids if p is not None]
+    if by_last_id:
+        from .metrics.squad import first_repeated, last_occurrences
+
+        keep = last_occurrences(rids)
+        if keep is not None:
+            warn(
+                f"squad_v2: {len(rids) - len(keep)} reference(s) repeat a question id (the first: "
+                f"{first_repeated(rids)!r}); as the official SQuAD v2.0 script, each id is scored once, with its "
+                "last occurrence"
+            )
+            references = [references[k] for k in keep]
+            rids = [rids[k] for k in keep]
+    if rids == pids:
+        return predictions, references
+    by_id = dict(zip(pids, predictions, strict=True))
+    if len(by_id) < len(pids):
+        warn(
+            f"{len(pids) - len(by_id)} prediction(s) repeat an id; as HF's script, the last prediction of each id is "
+            "scored"
+        )
+    missing = [i for i in rids if i not in by_id]
     if missing:
         raise InvalidInputError(f"no prediction has the id of references {missing[:5]!r}")
-    return [by_id[i] for i in ids], references
+    extra = len(set(by_id) - set(rids))
+    if extra:
+        warn(f"{extra} prediction(s) have an id that no reference has; ignored, as HF's script does")
+    return [by_id[i] for i in rids], references
 
 
 def load(name: str, **config: Any) -> HFMetric:
@@ -423,15 +512,23 @@ class CombinedEvaluations:
         self.add_batch(predictions=[prediction], references=[reference])
 
     def add_batch(self, *, predictions: Any = None, references: Any = None) -> None:
+        """As :meth:`HFMetric.add_batch`: both required, sets and dicts refused, the lengths checked."""
         if predictions is None or references is None:
             raise InvalidInputError("combine(...).add_batch needs predictions= and references=")
-        self._predictions.extend(predictions)
-        self._references.extend(references)
+        preds, refs = _ordered(predictions, "predictions"), _ordered(references, "references")
+        if len(preds) != len(refs):
+            raise InvalidInputError(
+                f"Mismatch in the number of predictions ({len(preds)}) and references ({len(refs)})"
+            )
+        self._predictions.extend(preds)
+        self._references.extend(refs)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any]:
-        if predictions is None and references is None and self._predictions:
-            predictions, references = self._predictions, self._references
-            self._predictions, self._references = [], []
+        """Every metric on the pending inputs and those given here, as HF's ``combine`` does."""
+        if predictions is not None or references is not None:
+            self.add_batch(predictions=predictions, references=references)
+        predictions, references = self._predictions, self._references
+        self._predictions, self._references = [], []
         outs = [(m.name, m.compute(predictions=predictions, references=references, **kwargs)) for m in self.metrics]
         outs = [(n, o if isinstance(o, dict) else {n: o}) for n, o in outs]
         counts: dict[str, int] = {}

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import math
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence, ValuesView
 from typing import Any
 
 from ._table_inputs import Inputs
@@ -326,6 +328,11 @@ class _Table:
     def column(self, names: Sequence[str], what: str, option: str = "") -> tuple[str, list[Any]]:
         for n in names:
             if n in self.names:
+                if self.names.count(n) > 1:
+                    raise InvalidInputError(
+                        f"{self.name}: {self.names.count(n)} columns are named {n!r}; rename them, so that it is "
+                        f"clear which one holds the {what}"
+                    )
                 return n, self.get(n)
         wanted = " or ".join(repr(n) for n in names)
         present = ", ".join(repr(n) for n in self.names) or "none"
@@ -384,11 +391,26 @@ def _open_table(data: Any) -> _Table:
             raise InvalidInputError(f"a DatasetDict holds several splits ({splits}); pass one, e.g. dataset['test']")
         return _Table("Dataset", list(data.column_names), lambda c: list(data[c]), lambda i: f"Dataset row {i}")
     if isinstance(data, Mapping):
-        return _Table("columns", [str(k) for k in data], lambda c: list(data[c]), lambda i: f"row {i}")
+        return _Table("columns", [str(k) for k in data], lambda c: _mapping_column(data, c), lambda i: f"row {i}")
     raise InvalidInputError(
         "expected a table: a .parquet, .csv, .tsv or .jsonl file, a pandas DataFrame, a pyarrow Table, a "
         f"datasets.Dataset or a dict of columns; got {type(data).__name__}"
     )
+
+
+def _mapping_column(data: Mapping[Any, Any], name: str) -> list[Any]:
+    """A column of a dict of columns, as a list: a set, a dict or one string is refused (a set's order depends on
+    the hash seed, so its rows would meet other rows' references; a string would be a column of characters)."""
+    key = next(k for k in data if str(k) == name)
+    values = data[key]
+    if isinstance(values, (set, frozenset, Mapping, KeysView, ValuesView, ItemsView)):
+        raise InvalidInputError(
+            f"column {name!r} is a {type(values).__name__}: its order is arbitrary (it depends on the hash seed), so "
+            "rows would be paired at random; pass a list"
+        )
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InvalidInputError(f"column {name!r} is {type(values).__name__}; expected a list of values, one per row")
+    return values.tolist() if hasattr(values, "tolist") else list(values)
 
 
 def _open_file(path: str) -> _Table:
@@ -396,18 +418,7 @@ def _open_file(path: str) -> _Table:
         raise InvalidInputError(f"cannot read {path}: no such file")
     suffix = _suffix(path)
     if suffix == ".parquet":
-        _pyarrow()
-        import pyarrow.parquet as pq
-
-        names = list(pq.read_schema(path).names)
-        cache: dict[str, list[Any]] = {}
-
-        def get(c: str) -> list[Any]:
-            if c not in cache:
-                cache[c] = pq.read_table(path, columns=[c]).column(c).to_pylist()
-            return cache[c]
-
-        return _Table(path, names, get, lambda i: f"{path}: row {i}")
+        return _read_parquet(path)
     if suffix in (".csv", ".tsv"):
         return _read_csv(path, "\t" if suffix == ".tsv" else ",")
     if suffix == ".jsonl":
@@ -417,22 +428,75 @@ def _open_file(path: str) -> _Table:
     )
 
 
+def _read_parquet(path: str) -> _Table:
+    """A Parquet file, read column by column on demand; a file that is not Parquet (or is damaged) is an error
+    naming it, never a traceback."""
+    pa = _pyarrow()
+    import pyarrow.parquet as pq
+
+    def failed(err: BaseException) -> InvalidInputError:
+        return InvalidInputError(f"cannot read {path} as Parquet: {err}")
+
+    try:
+        names = list(pq.read_schema(path).names)
+    except (pa.ArrowException, OSError, ValueError) as err:
+        raise failed(err) from None
+    cache: dict[str, list[Any]] = {}
+
+    def get(c: str) -> list[Any]:
+        if c not in cache:
+            try:
+                cache[c] = pq.read_table(path, columns=[c]).column(c).to_pylist()
+            except (pa.ArrowException, OSError, ValueError) as err:
+                raise failed(err) from None
+        return cache[c]
+
+    return _Table(path, names, get, lambda i: f"{path}: row {i}")
+
+
+#: CSV fields may be as long as text lines may (no limit of their own); csv's default limit is 128 KiB.
+_CSV_FIELD_LIMIT = 2**31 - 1
+_CSV_LOCK = threading.Lock()
+
+
 def _read_csv(path: str, delimiter: str) -> _Table:
-    """CSV with a header row; every cell is a string (an empty cell is an empty segment, never a missing one)."""
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        reader = csv.reader(fh, delimiter=delimiter)
-        header = next(reader, None)
-        if header is None:
-            raise InvalidInputError(f"{path}: empty file; a CSV table needs a header row naming its columns")
-        rows, lines = [], []
-        for row in reader:
-            if len(row) != len(header):
-                raise InvalidInputError(
-                    f"{path}:{reader.line_num}: {len(row)} cells but the header names {len(header)} columns"
-                )
-            rows.append(row)
-            lines.append(reader.line_num)
-    position = {n: k for k, n in enumerate(header)}
+    """CSV with a header row; every cell is a string (an empty cell is an empty segment, never a missing one).
+    Strict UTF-8 (an error names the line and the byte), strict quoting, fields of any length, and a header that
+    names each column once (two columns of one name would leave it to chance which one is read)."""
+    from ._files import read_text
+
+    text = read_text(path, "")
+    # strict: a quote that is never closed is an error, not the rest of the file swallowed into one cell
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows, lines = [], []
+    with _CSV_LOCK:  # csv's field limit is process-wide: raised for this file only, then restored
+        previous = csv.field_size_limit(_CSV_FIELD_LIMIT)
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise InvalidInputError(f"{path}: empty file; a CSV table needs a header row naming its columns")
+            for row in reader:
+                if len(row) != len(header):
+                    raise InvalidInputError(
+                        f"{path}:{reader.line_num}: {len(row)} cells but the header names {len(header)} columns"
+                    )
+                rows.append(row)
+                lines.append(reader.line_num)
+        except csv.Error as err:
+            hint = ""
+            if "end of data" in str(err):
+                hint = f" (a quoted cell opened after line {lines[-1] if lines else 1} is never closed)"
+            raise InvalidInputError(f"{path}:{reader.line_num}: not valid CSV: {err}{hint}") from None
+        finally:
+            csv.field_size_limit(previous)
+    position: dict[str, int] = {}
+    for k, name in enumerate(header):
+        if name in position:
+            raise InvalidInputError(
+                f"{path}:1: the header names column {name!r} twice (columns {position[name] + 1} and {k + 1}); "
+                "rename one, so that it is clear which one to read"
+            )
+        position[name] = k
     return _Table(
         path,
         header,
@@ -450,16 +514,23 @@ def _read_jsonl_table(path: str) -> _Table:
 
 
 def _jsonl_records(path: str) -> list[dict[str, Any]]:
+    """The objects of a JSON Lines file, one per line; invalid JSON or UTF-8, JSON nested too deeply and a line
+    that is not an object are errors naming the line."""
+    from ._files import iter_lines
+
     records = []
-    with open(path, encoding="utf-8-sig") as fh:
-        for lineno, line in enumerate(fh, 1):
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InvalidInputError(f"{path}:{lineno}: invalid JSON at column {err.colno}: {err.msg}") from None
-            if not isinstance(obj, dict):
-                raise InvalidInputError(f"{path}:{lineno}: expected a JSON object")
-            records.append(obj)
+    for lineno, line in enumerate(iter_lines(path, ""), 1):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InvalidInputError(f"{path}:{lineno}: invalid JSON at column {err.colno}: {err.msg}") from None
+        except RecursionError:
+            raise InvalidInputError(f"{path}:{lineno}: the JSON is nested too deeply to read") from None
+        except ValueError as err:  # e.g. an integer of more than 4300 digits
+            raise InvalidInputError(f"{path}:{lineno}: cannot read the JSON: {err}") from None
+        if not isinstance(obj, dict):
+            raise InvalidInputError(f"{path}:{lineno}: expected a JSON object")
+        records.append(obj)
     return records
 
 
@@ -497,13 +568,23 @@ def read_table(
         ref_columns = [table.column(_names(references, REFERENCE_COLUMNS), "references")]
     refs: list[list[str]] = [[] for _ in preds]
     for col, values in ref_columns:
+        _same_length(table, pred_col, len(preds), col, values)
         for i, v in enumerate(values):
             refs[i].extend(_reference(v, table, i, col))
     srcs = None
     if sources is not None:
         src_col, src_values = table.column([sources], "sources")
+        _same_length(table, pred_col, len(preds), src_col, src_values)
         srcs = [_text(v, table, i, src_col) for i, v in enumerate(src_values)]
     return Inputs(preds, refs, srcs, name=table.name)
+
+
+def _same_length(table: _Table, first: str, n: int, column: str, values: Sequence[Any]) -> None:
+    if len(values) != n:
+        raise InvalidInputError(
+            f"{table.name}: column {column!r} has {len(values)} rows but column {first!r} has {n}; every column "
+            "needs one value per row"
+        )
 
 
 # ================================================================================================ in: eval logs

@@ -66,3 +66,15 @@ def test_exact_match_stats_add_and_permute(questions, data):
     perm = data.draw(st.permutations(range(len(preds))))
     shuffled = nm.exact_match([preds[i] for i in perm], [refs[i] for i in perm], segments=True, **opts)
     assert list(shuffled.segments) == [full.segments[i] for i in perm]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="#  ab\n", max_size=30), literal=st.sampled_from(["#### ", "# ", "ab", "a#"]))
+def test_up_to_last_literal_equals_re_sub(text, literal):
+    """``(?s).*LITERAL`` deleted in linear time, as ``re.sub`` deletes it (lm-evaluation-harness' gsm8k)."""
+    import re
+
+    from nlgmetrics.text.answers import deleter
+
+    pattern = "(?s).*" + literal
+    assert deleter(pattern)(text) == re.sub(pattern, "", text)

@@ -1,11 +1,14 @@
 """A guard on the cost of the quadratic kernels: refuse, before it starts, a pair that would run for minutes.
 
 TER's and CharacTER's shift search, the edit distances (WER, CER, MER/WIL/WIP, NLS, ANLS, EED, edit distance), the
-LCS of ROUGE-L/Lsum/W and ROUGE-S's unlimited skip bigrams take time in proportion to the product of the two lengths
-(the *cells* of the alignment table). Before a kernel runs, :func:`check_pairs` estimates the seconds of its most
-expensive pair from that product and a pessimistic rate per cell (:data:`RATES`, measured on one core of a busy
-2-core machine) and, beyond the limit, raises :class:`InputTooLongError` with the estimate, instead of running for
-minutes or hours.
+LCS of ROUGE-L/Lsum/W, ROUGE-S's unlimited skip bigrams, RIBES's word alignment and ANLS*'s list matching take time
+in proportion to the product of two lengths (the *cells*). Before a kernel runs, :func:`check_pairs` estimates the
+seconds of its most expensive pair from that product and a rate per cell (:data:`RATES`: the cost of a cell
+measured on one core of a busy 2-core machine by ``bench/guard_rates.py``, times about 1.5, so that the estimate
+is within 1 to 3 times the actual time) and, beyond the limit, raises :class:`InputTooLongError` with the
+estimate, instead of running for minutes or hours. A search that the lengths do not bound (CharacTER's greedy
+shifts on repetitive text) is also stopped while it runs (:class:`Deadline`), and regular expressions run under
+the same limit (:mod:`nlgmetrics.text.regex_limit`).
 
 The limit is :data:`DEFAULT_SECONDS` (30 s for one pair). To go ahead anyway:
 
@@ -20,19 +23,18 @@ import contextlib
 import math
 import operator
 import os
+import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._np import is_array
 from ..errors import InvalidInputError
-
-if TYPE_CHECKING:
-    import numpy as np
 
 __all__ = [
     "DEFAULT_SECONDS",
     "ENV",
     "RATES",
+    "Deadline",
     "InputTooLongError",
     "check_items",
     "check_pair",
@@ -44,28 +46,42 @@ __all__ = [
 #: The default limit, in estimated seconds for one pair.
 DEFAULT_SECONDS = 30.0
 ENV = "NLGMETRICS_PAIR_LIMIT"
-#: kernel -> (what a cell is, what is done, pessimistic seconds per cell).
+HOW = (
+    f"To go ahead, set {ENV}=off (or a number of seconds) in the environment, or in Python wrap the call in "
+    "`with nlgmetrics.algorithms.guard.pair_limit(None):`"
+)
+#: kernel -> (what a cell is, what is done, seconds per cell). Each rate is the cost of a cell measured on one core
+#: of a busy 2-core machine (``bench/guard_rates.py`` measures them; see docs/limits.md), times about 1.5: the
+#: estimate of a pair is within 1 to 3 times the time it takes.
 RATES: dict[str, tuple[str, str, float]] = {
-    "ter": ("word", "TER's shift search", 1e-5),  # 1,700 × 1,700 words: 30 s
-    "levenshtein": ("character", "edit distance", 1e-9),  # 173,000 × 173,000 characters: 30 s
-    "token-levenshtein": ("token", "edit distance", 2e-9),
-    "lcs": ("token", "longest common subsequence", 2e-9),
-    "union-lcs": ("token", "union LCS over sentence pairs", 3e-8),
-    # ROUGE-W: per sentence pair, the rate grows with the shorter sentence (see weighted_rate)
-    "weighted-lcs": ("token", "weighted LCS of one sentence pair", 2.5e-6),
-    "skip-bigrams": ("token", "skip bigrams at any distance", 1e-6),
-    # ROUGE's compiled kernel: ROUGE-W over the whole texts (an upper bound of its sentence pairs), and the skip
-    # bigrams of the longer text with itself (1.25e-7 s per cell measured on 8,000 words)
-    "compiled-weighted-lcs": ("token", "weighted LCS", 2e-8),
-    "compiled-skip-bigrams": ("token", "skip bigrams at any distance", 1.5e-7),
-    "eed": ("character", "extended edit distance", 1e-7),  # 17,000 × 17,000 characters: 30 s
-    "eed-python": ("character", "extended edit distance (pure Python, no compiled kernel)", 2e-6),
-    "character": ("word", "CharacTER's shift search", 3e-5),  # 1,000 × 1,000 words: 30 s
+    "ter": ("word", "TER's shift search", 3e-6),
+    "levenshtein": ("character", "edit distance", 3e-10),
+    "token-levenshtein": ("token", "edit distance", 1.5e-9),
+    "eed": ("character", "extended edit distance", 1e-8),
+    "eed-python": ("character", "extended edit distance (pure Python, no compiled kernel)", 1.5e-6),
+    "character": ("word", "CharacTER's shift search", 1.5e-5),
+    # ROUGE's compiled kernel: the LCS (ROUGE-L), the union LCS of all sentence pairs (ROUGE-Lsum), the weighted
+    # LCS (ROUGE-W, over the whole texts: an upper bound of its sentence pairs), the skip bigrams at any distance
+    # (ROUGE-S*, the longer text with itself)
+    "compiled-lcs": ("token", "longest common subsequence", 1.5e-10),
+    "compiled-union-lcs": ("token", "union LCS over sentence pairs", 8e-10),
+    "compiled-weighted-lcs": ("token", "weighted LCS", 8e-8),
+    "compiled-skip-bigrams": ("token", "skip bigrams at any distance", 6e-7),
+    # ROUGE-L of pltrdy's rouge (a pure-Python table) and of LLaMA-Factory's (rapidfuzz's LCS)
+    "python-lcs": ("word", "longest common subsequence (pure Python)", 9e-7),
+    "rapidfuzz-lcs": ("word", "longest common subsequence", 3e-9),
+    # RIBES: the word alignment's vector steps, hypothesis x (reference + hypothesis) words
+    "ribes": ("word", "RIBES's word alignment (hypothesis x (reference + hypothesis) words)", 5e-8),
+    # ANLS*: every element of a list against every element of the other (leaves x leaves), then the assignment
+    "anls-star": ("item", "list matching", 1e-5),
 }
 
 
 class InputTooLongError(InvalidInputError):
-    """A pair whose quadratic kernel would run beyond the limit (see :mod:`nlgmetrics.algorithms.guard`)."""
+    """A pair whose quadratic kernel would run beyond the limit (see :mod:`nlgmetrics.algorithms.guard`).
+    ``seconds`` is the estimate of the pair that was refused (``None`` for a pair stopped while it ran)."""
+
+    seconds: float | None = None
 
 
 _OVERRIDE: list[float | None] = []
@@ -139,10 +155,12 @@ def check_pairs(
     segment_of_pair: Any = None,
     *,
     rate: Any = None,
+    references: Any = None,
 ) -> None:
     """Raise :class:`InputTooLongError` if one pair (``pred_lengths[k]``, ``ref_lengths[k]``) would take longer
     than the limit with ``kernel`` (a key of :data:`RATES`). ``segment_of_pair`` maps pairs to segments (for
-    the message); ``rate`` overrides the rate per cell (a column, for rates that depend on the pair)."""
+    the message); ``rate`` overrides the rate per cell (a column, for rates that depend on the pair);
+    ``references``: the reference lengths the message names, where ``ref_lengths`` counts something else."""
     limit = limit_seconds()
     if limit is None:
         return
@@ -167,13 +185,14 @@ def check_pairs(
     if seconds[worst] <= limit:
         return
     segment = worst if segment_of_pair is None else int(np.asarray(segment_of_pair)[worst])
-    raise InputTooLongError(
+    shown = int(b[worst] if references is None else np.asarray(references)[worst])
+    error = InputTooLongError(
         f"predictions[{segment}] is too long for {metric}: {int(a[worst]):,} {unit}s against a reference of "
-        f"{int(b[worst]):,} make {int(cells[worst]):,} cells of {what}, an estimated {_duration(seconds[worst])} "
-        f"for this pair alone, beyond the limit of {_duration(limit)}. To go ahead, set {ENV}=off (or a number of "
-        "seconds) in the environment, or in Python wrap the call in "
-        "`with nlgmetrics.algorithms.guard.pair_limit(None):`"
+        f"{shown:,} make {int(cells[worst]):,} cells of {what}, an estimated {_duration(seconds[worst])} "
+        f"for this pair alone, beyond the limit of {_duration(limit)}. {HOW}"
     )
+    error.seconds = float(seconds[worst])
+    raise error
 
 
 def check_items(
@@ -208,11 +227,23 @@ def check_pair(metric: str, kernel: str, prediction: Sequence[Any], reference: S
         check_pairs(metric, kernel, [len(prediction)], [len(reference)])
 
 
-def weighted_rate(shorter: Any) -> np.ndarray:
-    """ROUGE-W's seconds per cell of a sentence pair whose shorter sentence has ``shorter`` tokens."""
-    import numpy as np
+class Deadline:
+    """For a search whose cost the lengths do not bound (CharacTER's greedy shifts: on repetitive text every
+    round checks more candidates, and the rounds go on while one helps): it stops a pair that has run beyond the
+    limit, after the estimate from the lengths has let it start. ``check()`` costs a clock read."""
 
-    return RATES["weighted-lcs"][2] + 2.4e-8 * np.asarray(shorter, dtype=np.float64)
+    __slots__ = ("end", "limit")
+
+    def __init__(self) -> None:
+        self.limit = limit_seconds()
+        self.end = math.inf if self.limit is None else time.monotonic() + self.limit
+
+    def check(self, metric: str, segment: int, what: str) -> None:
+        if time.monotonic() > self.end:
+            raise InputTooLongError(
+                f"predictions[{segment}] is too long for {metric}: {what} ran beyond the limit of "
+                f"{_duration(self.limit or 0.0)} for this pair and was stopped. {HOW}"
+            )
 
 
 def _duration(seconds: float) -> str:

@@ -173,6 +173,8 @@ def jsonl_objects(path: str, option: str) -> Iterator[tuple[str, dict[str, Any]]
             raise CLIInputError(f"{where}: invalid JSON at column {e.colno}: {e.msg}") from None
         except RecursionError:
             raise CLIInputError(f"{where}: the JSON is nested too deeply to read") from None
+        except ValueError as e:  # e.g. an integer of more than 4300 digits
+            raise CLIInputError(f"{where}: cannot read the JSON: {e}") from None
         if not isinstance(obj, dict):
             raise CLIInputError(f"{where}: expected a JSON object, got {json_kind(obj)}")
         yield where, obj
@@ -200,6 +202,8 @@ def read_docvqa(
         raise CLIInputError(f"{name}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}") from None
     except RecursionError:
         raise CLIInputError(f"{name}: the JSON is nested too deeply to read") from None
+    except ValueError as e:  # e.g. an integer of more than 4300 digits
+        raise CLIInputError(f"{name}: cannot read the JSON: {e}") from None
     if not isinstance(data, list):
         raise CLIInputError(
             f"{name}: expected the DocVQA layout, a JSON list of objects with {pred_field!r} and {ref_field!r}; "

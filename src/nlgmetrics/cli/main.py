@@ -210,18 +210,12 @@ def load_columns(args: argparse.Namespace, command: Command) -> tuple[Column, li
         return table
     pred_option = command.input_option
 
-    if command.coco_json and len(args.ref or ()) == 1 and _is_coco_json(args.pred, args.ref[0]):
-        from ..metrics.coco import read_coco
+    if command.coco_json:
+        from .coco import coco_columns
 
-        ids, preds, coco_refs = read_coco(args.pred, args.ref[0])
-
-        def image(name: str) -> Callable[[int], str]:
-            return lambda i: f"{name}: image {ids[i]!r}"
-
-        return (
-            Column(f"--pred {args.pred}", preds, image(args.pred)),
-            [Column(f"--ref {args.ref[0]}", list(coco_refs), image(args.ref[0]))],
-        )
+        coco = coco_columns(args)  # COCO results and annotations JSON: read as such, or refused; never as text
+        if coco is not None:
+            return coco
     if args.ref:
         if fmt == "docvqa":
             raise CLIInputError("the DocVQA layout holds the predictions and the references; drop --ref")
@@ -255,13 +249,6 @@ def load_columns(args: argparse.Namespace, command: Command) -> tuple[Column, li
     if n == 0:
         raise CLIInputError(f"{pred.label} is empty: there is nothing to score")
     return pred, refs
-
-
-def _is_coco_json(pred: str, ref: str) -> bool:
-    """A COCO results file (a JSON list) with a COCO annotations file (a JSON object): both end in ``.json``."""
-    if not (pred.lower().endswith(".json") and ref.lower().endswith(".json")):
-        return False
-    return read_text(pred, "--pred").lstrip().startswith("[") and read_text(ref, "--ref").lstrip().startswith("{")
 
 
 def _combine(command: Command, columns: list[Column]) -> list[Any]:

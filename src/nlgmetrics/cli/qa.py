@@ -30,6 +30,10 @@ def _load_json(path: str, option: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise CLIInputError(f"{path}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise CLIInputError(f"{option} {path}: the JSON is nested too deeply to read") from None
+    except ValueError as e:  # e.g. an integer of more than 4300 digits
+        raise CLIInputError(f"{option} {path}: cannot read the JSON: {e}") from None
 
 
 def read_squad_dataset(path: str) -> list[tuple[str, list[str]]]:
@@ -74,15 +78,20 @@ def _id_map(path: str, option: str, number: bool) -> dict[str, Any]:
             f"{option} {path}: expected a JSON object {{question id: {'probability' if number else 'answer'}}}"
         )
     for qid, value in data.items():
-        ok = (
-            isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-            if number
-            else isinstance(value, str)
-        )
+        ok = _finite(value) if number else isinstance(value, str)
         if not ok:
             kind = "a finite number" if number else "a string"
             raise CLIInputError(f"{option} {path}: the value of {qid!r} is {value!r}; expected {kind}")
     return data
+
+
+def _finite(value: Any) -> bool:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,9 +135,18 @@ class SquadCommand(FamilyCommand):
                     f"--na-prob-file {args.na_prob_file} has no probability for {len(lacking)} question(s), the first "
                     f"{lacking[0]!r}"
                 )
-        from ..metrics.squad import NO_ANSWER
+        from ..metrics.squad import NO_ANSWER, first_repeated, last_occurrences
 
         convention = getattr(args, "opt_convention", None) or getattr(args, "preset", None) or "squad-v1"
+        ids = [qid for qid, _ in questions]
+        keep = last_occurrences(ids) if convention in NO_ANSWER else None
+        if keep is not None:  # the v2.0 script (and JSQuAD's) keys its scores by id: the last occurrence counts
+            warn(
+                f"squad: {len(questions) - len(keep)} question(s) of {args.dataset} repeat an id (the first: "
+                f"{first_repeated(ids)!r}); as the official {convention} evaluation, each id is scored once, with "
+                "its last occurrence"
+            )
+            questions = [questions[k] for k in keep]
         unanswerable = next((qid for qid, answers in questions if not answers), None)
         if unanswerable is not None and convention not in NO_ANSWER:
             raise CLIInputError(

@@ -17,7 +17,7 @@ import contextlib
 import json
 import os
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,19 @@ class Memory(Source):
 
     values: Sequence[Any]
     name: str = "<list>"
+
+    def __post_init__(self) -> None:
+        values: Any = self.values
+        if isinstance(values, (set, frozenset, Mapping, KeysView, ValuesView, ItemsView)):
+            # a set's order depends on the hash seed: segments would meet other segments' references
+            raise InvalidInputError(
+                f"{type(self).__name__}(...) got a {type(values).__name__}; segments must be in order: pass a list "
+                "(a set's order depends on the hash seed, so predictions would meet the wrong references)"
+            )
+        if isinstance(values, (str, bytes)):
+            raise InvalidInputError(
+                f"{type(self).__name__}(...) got one {type(values).__name__}; pass a list of segments"
+            )
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.values)
@@ -103,6 +116,8 @@ class JsonlField(Source):
                 raise InvalidInputError(f"{where}: not valid JSON ({err.msg})") from None
             except RecursionError:
                 raise InvalidInputError(f"{where}: the JSON is nested too deeply to read") from None
+            except ValueError as err:  # e.g. an integer of more than 4300 digits
+                raise InvalidInputError(f"{where}: cannot read the JSON: {err}") from None
             if not isinstance(obj, dict) or self.field not in obj:
                 raise InvalidInputError(f"{where}: no field {self.field!r}")
             value = obj[self.field]

@@ -26,14 +26,15 @@ comparison breaks them) and the distances come from rapidfuzz's C++ kernel, with
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from .._inputs import ReferenceSets
-from ..algorithms.guard import check_pairs
+from ..algorithms.guard import Deadline, check_pairs
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import StatsBatch
@@ -111,8 +112,11 @@ def _phrases(hyp: list[int], ref: list[int]):
             yield i, j, length
 
 
-def character_score(hyp_words: Sequence[str], ref_words: Sequence[str]) -> float:
-    """CharacTER of one tokenised segment, ``cer.calculate_cer(hyp_words, ref_words)`` of ``cer`` 1.2.0."""
+def character_score(
+    hyp_words: Sequence[str], ref_words: Sequence[str], *, check: Callable[[], None] | None = None
+) -> float:
+    """CharacTER of one tokenised segment, ``cer.calculate_cer(hyp_words, ref_words)`` of ``cer`` 1.2.0.
+    ``check`` is called every few shift candidates (the cost guard's deadline: it raises to stop the search)."""
     if not ref_words:
         raise InvalidInputError("CharacTER needs at least one reference word (the cer package divides by their number)")
     vocabulary = {w: i for i, w in enumerate(sorted(set(hyp_words) | set(ref_words)))}
@@ -122,9 +126,13 @@ def character_score(hyp_words: Sequence[str], ref_words: Sequence[str]) -> float
     pre_score = Levenshtein.distance(words, ref) / n_ref
     if pre_score == 0:
         return 0.0
+    tried = 0
     while True:
         best: tuple[float, list[int]] | None = None
         for i, j, length in _phrases(words, ref):
+            tried += 1
+            if check is not None and not tried & 63:
+                check()
             shifted = words[:i] + words[i + length :]
             shifted[j:j] = words[i : i + length]
             candidate = (pre_score - Levenshtein.distance(shifted, ref) / n_ref, shifted)
@@ -154,6 +162,8 @@ def _character_kernel(preds: list[str], refs: ReferenceSets, cfg: CharacTERConfi
     for i, pred in enumerate(preds):
         hyp_words = pred.split()
         best = float("inf")
+        deadline = Deadline()
+        check = functools.partial(deadline.check, "character", i, "CharacTER's shift search")
         for ref in refs[i]:
             ref_words = ref.split()
             if not ref_words:
@@ -161,7 +171,7 @@ def _character_kernel(preds: list[str], refs: ReferenceSets, cfg: CharacTERConfi
                     f"references[{i}] has no word: CharacTER divides by the number of reference words (the cer "
                     "package fails with ZeroDivisionError there)"
                 )
-            best = min(best, character_score(hyp_words, ref_words))
+            best = min(best, character_score(hyp_words, ref_words, check=check))
         scores[i] = best
     return segment_score_batch(scores)
 

@@ -328,70 +328,122 @@ def coco(
 
 
 # ============================================================================================ COCO JSON files
-def _load_json(value: Any, what: str) -> Any:
+def parse_coco_json(text: str, name: str) -> Any:
+    """The JSON value of a COCO file's text, or :class:`InvalidInputError` naming ``name`` and the line (JSON
+    nested too deeply for the parser and numbers too long to convert are errors too, never tracebacks)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InvalidInputError(f"{name}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise InvalidInputError(f"{name}: the JSON is nested too deeply to read (a COCO file nests 3 levels)") from None
+    except ValueError as e:  # e.g. an integer of more than 4300 digits
+        raise InvalidInputError(f"{name}: cannot read the JSON: {e}") from None
+
+
+def _load_json(value: Any, what: str) -> tuple[Any, str]:
+    """``(the JSON value, how messages name it)`` of a path or of already loaded JSON."""
     if isinstance(value, (str, os.PathLike)):
+        from .._files import InputFileError, read_text
+
+        path = os.fspath(value)
         try:
-            with open(value, encoding="utf-8") as fh:
-                return json.load(fh)
-        except json.JSONDecodeError as e:
-            raise InvalidInputError(
-                f"{what} {os.fspath(value)}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}"
-            ) from None
-        except OSError as e:
-            raise InvalidInputError(f"cannot read {what} {os.fspath(value)}: {e.strerror}") from None
-    return value
+            text = read_text(path, what)
+        except InputFileError as e:
+            raise InvalidInputError(str(e)) from None
+        return parse_coco_json(text, path), f"{what} {path}"
+    return value, what
+
+
+def _image_id(value: Any, where: str, field: str = "image_id") -> int | str:
+    """An image id as pycocotools keys images: an integer or a string (a list, an object, a float, a boolean or
+    null is an error naming ``where``)."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    kind = {dict: "an object", list: "a list", float: "a number", bool: "a boolean", type(None): "null"}
+    shown = f" ({value!r:.40})" if value is not None else ""
+    raise InvalidInputError(
+        f"{where}: {field} is {kind.get(type(value), type(value).__name__)}{shown}; expected an integer or a string"
+    )
 
 
 def read_coco(results: Any, annotations: Any) -> tuple[list[Any], list[str], list[list[str]]]:
     """The images, predictions and references of a COCO caption evaluation.
 
     ``results`` is the results file (or its loaded JSON): a list of ``{"image_id": ..., "caption": ...}``, one
-    caption per image; ``annotations`` the annotations file (``captions_val2014.json``): a dict whose
-    ``"annotations"`` list holds ``{"image_id", "caption"}``, several per image. The images scored are those of
-    the results, in the order of the annotations' ``"images"`` list (pycocotools' ``loadRes``), as pycocoevalcap's
-    example scores them. An image of the results that the annotations do not know, an image with two captions in
-    the results, and an image without reference captions are errors that name the image; a caption that is not a
-    string is an error too. Empty captions are scored as pycocoevalcap scores them.
+    caption per image, as pycocotools' ``COCO.loadRes`` takes it; the same list under an ``"annotations"`` key
+    (``{"annotations": [...]}``, the layout of the annotations file) is read the same way. ``annotations`` is
+    the annotations file (``captions_val2014.json``): a JSON object whose ``"annotations"`` list holds
+    ``{"image_id", "caption"}``, several per image, and whose optional ``"images"`` list holds ``{"id"}``. The
+    images scored are those of the results, in the order of the annotations' ``"images"`` list (``loadRes``), as
+    pycocoevalcap's example scores them.
+
+    Anything else is an error that names the file and the entry, never read another way: a file that is not one
+    of these layouts, an image id that is not an integer or a string, a caption that is not a string, an image of
+    the results that the annotations do not know, an image with two captions in the results, an image without
+    reference captions, and results that are the annotations themselves. Empty captions are scored as
+    pycocoevalcap scores them.
 
     Returns ``(image_ids, predictions, references)``: ``coco(*read_coco(r, a)[1:])``.
     """
-    res = _load_json(results, "the results")
-    ann = _load_json(annotations, "the annotations")
-    if isinstance(res, dict) and "annotations" in res:
-        res = res["annotations"]
-    if not isinstance(res, list):
-        raise InvalidInputError('the results must be a JSON list of {"image_id": ..., "caption": ...} objects')
+    res, res_name = _load_json(results, "the results")
+    ann, ann_name = _load_json(annotations, "the annotations")
+    return _read_coco(res, ann, res_name, ann_name)
+
+
+def _read_coco(res: Any, ann: Any, res_name: str, ann_name: str) -> tuple[list[Any], list[str], list[list[str]]]:
+    res_list = res.get("annotations") if isinstance(res, dict) else res
+    if not isinstance(res_list, list):
+        raise InvalidInputError(
+            f'{res_name}: the results must be a JSON list of {{"image_id": ..., "caption": ...}} objects (or that '
+            'list under an "annotations" key)'
+        )
     if not isinstance(ann, dict) or not isinstance(ann.get("annotations"), list):
-        raise InvalidInputError('the annotations must be a JSON object with an "annotations" list (COCO captions)')
+        raise InvalidInputError(
+            f'{ann_name}: the annotations must be a JSON object with an "annotations" list (COCO captions)'
+        )
+    if res_list and res_list == ann["annotations"]:
+        raise InvalidInputError(
+            f"{res_name}: these results are the reference captions of {ann_name} themselves; give the captions of "
+            "the system to score"
+        )
     refs: dict[Any, list[str]] = {}
     for i, a in enumerate(ann["annotations"]):
+        where = f"{ann_name}: annotations[{i}]"
         if not isinstance(a, dict) or "image_id" not in a or "caption" not in a:
-            raise InvalidInputError(f'the annotations: annotations[{i}] has no "image_id" and "caption"')
+            raise InvalidInputError(f'{where} has no "image_id" and "caption"')
+        img = _image_id(a["image_id"], where)
         if not isinstance(a["caption"], str):
-            raise InvalidInputError(
-                f"the annotations: the caption of annotations[{i}] (image {a['image_id']!r}) is not a string"
-            )
-        refs.setdefault(a["image_id"], []).append(a["caption"])
-    known = [img.get("id") for img in ann.get("images", []) if isinstance(img, dict)]
+            raise InvalidInputError(f"{where}: the caption (image {img!r}) is not a string")
+        refs.setdefault(img, []).append(a["caption"])
+    images = ann.get("images", [])
+    if not isinstance(images, list):
+        raise InvalidInputError(f'{ann_name}: "images" must be a list of {{"id": ...}} objects')
+    known: list[Any] = []
+    for i, entry in enumerate(images):
+        if not isinstance(entry, dict) or "id" not in entry:
+            raise InvalidInputError(f'{ann_name}: images[{i}] has no "id"')
+        known.append(_image_id(entry["id"], f"{ann_name}: images[{i}]", "id"))
     known_set = set(known) | set(refs)
     preds: dict[Any, str] = {}
-    for i, r in enumerate(res):
+    for i, r in enumerate(res_list):
         if not isinstance(r, dict) or "image_id" not in r or "caption" not in r:
-            raise InvalidInputError(f'the results: item {i} has no "image_id" and "caption"')
-        img, cap = r["image_id"], r["caption"]
+            raise InvalidInputError(f'{res_name}: item {i} has no "image_id" and "caption"')
+        img = _image_id(r["image_id"], f"{res_name}: item {i}")
+        cap = r["caption"]
         if not isinstance(cap, str):
-            raise InvalidInputError(f"the results: the caption of image {img!r} (item {i}) is not a string")
+            raise InvalidInputError(f"{res_name}: the caption of image {img!r} (item {i}) is not a string")
         if img not in known_set:
-            raise InvalidInputError(f"the results: image {img!r} (item {i}) is not in the annotations")
+            raise InvalidInputError(f"{res_name}: image {img!r} (item {i}) is not in the annotations")
         if img in preds:
-            raise InvalidInputError(f"the results: image {img!r} has more than one caption (item {i})")
+            raise InvalidInputError(f"{res_name}: image {img!r} has more than one caption (item {i})")
         preds[img] = cap
     if not preds:
-        raise InvalidInputError("the results hold no caption: there is nothing to score")
-    order = [i for i in known if i in preds] if known else []
+        raise InvalidInputError(f"{res_name} holds no caption: there is nothing to score")
+    order = [i for i in dict.fromkeys(known) if i in preds] if known else []
     seen = set(order)
     order += [i for i in preds if i not in seen]
     for img in order:
         if not refs.get(img):
-            raise InvalidInputError(f"image {img!r} has no reference caption in the annotations")
+            raise InvalidInputError(f"{ann_name}: image {img!r} has no reference caption")
     return order, [preds[i] for i in order], [refs[i] for i in order]

@@ -46,9 +46,10 @@ answer, before extraction too), ``no_extract`` and ``count``: all sums.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -145,6 +146,7 @@ class ExactMatchConfig:
                 )
         if not isinstance(self.extract, str) or not self.extract:
             raise InvalidInputError(f"extract must be a regular expression or a pattern name, got {self.extract!r}")
+        _check_pattern_name(self.extract)
         pattern = self.pattern()
         if self.extract_group is not None and not 0 <= self.extract_group <= pattern.groups:
             raise InvalidInputError(
@@ -162,6 +164,22 @@ class ExactMatchConfig:
         if self.extract_index is not None:
             return int(self.extract_index)
         return EXTRACT_PATTERNS[self.extract][1] if self.extract in EXTRACT_PATTERNS else 0
+
+
+def _check_pattern_name(extract: str) -> None:
+    """A value that is not a pattern name but looks like one (``gsm8k_flexible``, ``answer_is``: a word close to
+    a name) is an error naming the patterns: compiled as a regex, it would find nothing and every segment would
+    score 0. A regex meant literally can be written as a group: ``(answer)``."""
+    if extract in EXTRACT_PATTERNS or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_\-]*", extract):
+        return
+    key = extract.lower().replace("_", "-")
+    close = difflib.get_close_matches(key, list(EXTRACT_PATTERNS), n=1, cutoff=0.6)
+    if close:
+        raise InvalidInputError(
+            f"extract={extract!r} is not a pattern name; did you mean {close[0]!r}? The names are "
+            f"{', '.join(EXTRACT_PATTERNS)}. To extract the text {extract!r} itself as a regular expression, "
+            f"write it as a group: '({extract})'"
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,14 +205,20 @@ class ExactMatchResult(Result):
 
 
 def extract_answers(texts: list[str], cfg: ExactMatchConfig) -> list[str | None]:
-    """lm-evaluation-harness ``RegexFilter``: the chosen match of each text (``None`` where there is none)."""
+    """lm-evaluation-harness ``RegexFilter``: the chosen match of each text (``None`` where there is none). The
+    pattern runs on each text within the time limit of :mod:`nlgmetrics.text.regex_limit`."""
+    from ..text.regex_limit import timed_map
+
     pattern, index, group = cfg.pattern(), cfg.index, cfg.extract_group
+    find: Any
+    if group is not None:
+        find = lambda text: [m.group(group) or "" for m in pattern.finditer(text)]  # noqa: E731
+    else:
+        find = pattern.findall
+    linear = cfg.extract in EXTRACT_PATTERNS
+    found = timed_map(find, texts, pattern.pattern, "extract", lambda i: f"predictions[{i}]", linear=linear)
     out: list[str | None] = []
-    for text in texts:
-        if group is not None:
-            matches: list[Any] = [m.group(group) or "" for m in pattern.finditer(text)]
-        else:
-            matches = pattern.findall(text)
+    for matches in found:
         if not matches or not -len(matches) <= index < len(matches):
             out.append(None)
             continue
@@ -208,12 +232,20 @@ def extract_answers(texts: list[str], cfg: ExactMatchConfig) -> list[str | None]
     return out
 
 
-def normalize_texts(texts: list[str], cfg: ExactMatchConfig) -> list[str]:
-    """The configured normalisers, in order."""
+def normalize_texts(
+    texts: list[str], cfg: ExactMatchConfig, where: Callable[[int], str] = lambda i: f"text {i}"
+) -> list[str]:
+    """The configured normalisers, in order (``where(i)`` names text ``i`` in an error)."""
     for name in cfg.normalizers:
         if name == "hf-evaluate":
             texts = hf_evaluate_normalize(
-                texts, cfg.regexes_to_ignore, cfg.ignore_case, cfg.ignore_punctuation, cfg.ignore_numbers
+                texts,
+                cfg.regexes_to_ignore,
+                cfg.ignore_case,
+                cfg.ignore_punctuation,
+                cfg.ignore_numbers,
+                where,
+                LINEAR_PATTERNS,
             )
         else:
             texts = normalize_many(name, texts)
@@ -221,6 +253,16 @@ def normalize_texts(texts: list[str], cfg: ExactMatchConfig) -> list[str]:
 
 
 def _em_kernel(preds: list[str], refs: ReferenceSets, cfg: ExactMatchConfig) -> StatsBatch[ExactMatchStats]:
+    user = [p for p in cfg.regexes_to_ignore if p not in LINEAR_PATTERNS]
+    if (cfg.extract is None or cfg.extract in EXTRACT_PATTERNS) and not user:
+        return _em_columns(preds, refs, cfg)  # ready-made patterns: linear, timed only on long texts
+    from ..text.regex_limit import limited
+
+    with limited():  # one timer for every pattern of the call
+        return _em_columns(preds, refs, cfg)
+
+
+def _em_columns(preds: list[str], refs: ReferenceSets, cfg: ExactMatchConfig) -> StatsBatch[ExactMatchStats]:
     n = len(preds)
     single = refs.starts is None  # one reference each: pairs are the segments themselves
 
@@ -243,11 +285,18 @@ def _em_kernel(preds: list[str], refs: ReferenceSets, cfg: ExactMatchConfig) -> 
     ok = [i for i, t in enumerate(extracted) if t is not None]
     norm_preds: list[str | None] = [None] * n
     if len(ok) == n:
-        norm_preds = list(normalize_texts(list(preds) if cfg.extract is None else extracted, cfg))  # type: ignore[arg-type]
+        texts = list(preds) if cfg.extract is None else extracted
+        norm_preds = list(normalize_texts(texts, cfg, lambda i: f"predictions[{i}]"))  # type: ignore[arg-type]
     else:
-        for i, t in zip(ok, normalize_texts([extracted[i] for i in ok], cfg), strict=True):  # type: ignore[misc]
+        kept = normalize_texts([extracted[i] for i in ok], cfg, lambda k: f"predictions[{ok[k]}]")  # type: ignore[misc]
+        for i, t in zip(ok, kept, strict=True):
             norm_preds[i] = t
-    norm_refs = normalize_texts(list(refs.flat), cfg)
+    starts = refs.starts
+
+    def ref_at(k: int) -> str:  # the segment of reference k, for an error
+        return f"references[{k if starts is None else int(np.searchsorted(starts, k, side='right')) - 1}]"
+
+    norm_refs = normalize_texts(list(refs.flat), cfg, ref_at)
     hit = np.fromiter(map(operator.eq, expand(norm_preds), norm_refs), dtype=bool, count=len(norm_refs))
     return StatsBatch(
         ExactMatchStats,
@@ -288,6 +337,9 @@ def exact_match_from_stats(stats: ExactMatchStats, cfg: ExactMatchConfig) -> Exa
 
 
 _GSM8K_IGNORE = (",", "\\$", "(?s).*#### ", "\\.$")
+#: The ready-made patterns, each linear in the text (``(?s).*#### `` as :func:`~nlgmetrics.text.answers.deleter`
+#: runs it): they need the time limit only on long texts.
+LINEAR_PATTERNS = frozenset(_GSM8K_IGNORE)
 PRESETS: dict[str, dict[str, Any]] = {
     "hf-evaluate": {"normalizers": ("hf-evaluate",)},
     "squad": {"normalizers": ("squad",)},

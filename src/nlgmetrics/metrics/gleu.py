@@ -151,7 +151,10 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: GLEUConfig) -> Stat
 
 def _gleu_kernel(preds: list[str], refs: ReferenceSets, cfg: GLEUConfig) -> StatsBatch[GLEUStats]:
     if len(preds) <= SMALL and has_native():
-        return _small_batch(preds, refs, cfg)
+        try:
+            return _small_batch(preds, refs, cfg)
+        except UnicodeEncodeError:
+            pass  # a lone surrogate has no UTF-8 form for the compiled counter: the path below counts any str
     layout = None if refs.starts is None else refs.starts.tobytes()
     key = ("gleu", cfg.tokenizer, cfg.max_len, tuple(refs.flat), layout)
     index, vocabulary = _CACHE.get(key, lambda: _reference_side(refs, cfg))

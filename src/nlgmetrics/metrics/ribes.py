@@ -34,6 +34,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -320,6 +321,30 @@ def _nltk(ref: list[int], hyp: list[int], alpha: float, beta: float) -> tuple[fl
     return nkt * (p1**alpha) * (bp**beta), nkt, p1, bp
 
 
+def _guard(hyps: list[list[int]], refs: list[list[list[int]]]) -> None:
+    """Refuse, before any alignment, a pair whose alignment would run beyond the limit of
+    :mod:`nlgmetrics.algorithms.guard`: above :data:`DENSE_CELLS` the alignment takes vector steps over
+    hypothesis x (reference + hypothesis) words (below, a few milliseconds at most)."""
+    from ..algorithms.guard import RATES, check_pairs, limit_seconds
+
+    limit = limit_seconds()
+    if limit is None:
+        return
+    rate = RATES["ribes"][2]
+    hyp_len: list[int] = []
+    both: list[int] = []
+    ref_len: list[int] = []
+    segment: list[int] = []
+    for k, hyp in enumerate(hyps):
+        for ref in refs[k]:
+            hyp_len.append(len(hyp))
+            both.append(len(ref) + len(hyp))
+            ref_len.append(len(ref))
+            segment.append(k)
+    if hyp_len and max(map(operator.mul, hyp_len, both)) * rate > limit:
+        check_pairs("ribes", "ribes", hyp_len, both, segment, references=ref_len)
+
+
 def _ribes_kernel(hyps: list[list[str]], refs: list[list[list[str]]], cfg: RIBESConfig) -> StatsBatch[RIBESStats]:
     official = cfg.convention == "ribes-1.03.1"
     n = len(hyps)
@@ -334,11 +359,13 @@ def _ribes_kernel(hyps: list[list[str]], refs: list[list[list[str]]], cfg: RIBES
             tokens = [t.lower() for t in tokens]
         return [ids.setdefault(t, len(ids)) for t in tokens]
 
+    hyp_ids = [encode(h) for h in hyps]
+    ref_ids = [[encode(r) for r in refs[k]] for k in range(n)]
+    _guard(hyp_ids, ref_ids)
     for k in range(n):
-        hyp = encode(hyps[k])
+        hyp = hyp_ids[k]
         best: tuple[float, float, float, float] | None = None
-        for r, ref_tokens in enumerate(refs[k]):
-            ref = encode(ref_tokens)
+        for r, ref in enumerate(ref_ids[k]):
             if official:
                 if not ref:
                     if cfg.ignore_empty_references:

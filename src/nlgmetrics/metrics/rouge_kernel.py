@@ -17,12 +17,13 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..algorithms.guard import limit_seconds
 from ..algorithms.native import native
 from ..errors import UnknownOptionError
 from ..text.rouge_tokenize import kernel_text, rouge155_truncate, rouge_encoder
 
-# numpy, the cost guard and the sentence splitter are imported where they are used: a fresh process scoring a few
-# segments of the common types needs none of them
+# numpy and the sentence splitter are imported where they are used: a fresh process scoring a few segments of the
+# common types needs neither (the cost guard's module is small and asked on every call: imported here)
 if TYPE_CHECKING:
     import numpy as np
 
@@ -121,7 +122,17 @@ class _Prepared:
     separator to replace, no splitting rules, no length limits) and past the cost guard unchecked (no ROUGE-W, no
     unlimited skip bigrams)."""
 
-    __slots__ = ("direct", "encoder", "guarded", "need_sentences", "plan", "sentences", "split", "tokenizer")
+    __slots__ = (
+        "direct",
+        "encoder",
+        "guard_rates",
+        "guards",
+        "need_sentences",
+        "plan",
+        "sentences",
+        "split",
+        "tokenizer",
+    )
 
     def __init__(self, cfg: RougeConfig, grid: float) -> None:
         perl = cfg.scoring == "rouge155"
@@ -136,8 +147,8 @@ class _Prepared:
         self.encoder = rouge_encoder(
             cfg.stemmer if cfg.use_stemmer else None, cfg.remove_stopwords, cfg.tokenizer == "rouge-score"
         )
-        kinds = [parse_rouge_type(name) for name in cfg.rouge_types]
-        self.guarded = any(t.kind == "W" or (t.kind == "S" and t.skip is None) for t in kinds)
+        self.guards = _guards(cfg, perl)
+        self.guard_rates = _guard_rates(self.guards)
         self.direct = (
             not cfg.sentence_separator
             and not self.split
@@ -183,21 +194,56 @@ def _token_bound(texts: list[str]) -> np.ndarray:
     return np.fromiter((len(_TOKEN_BOUND.findall(t)) for t in texts), dtype=np.float64, count=len(texts))
 
 
-def _guard(cfg: RougeConfig, preds: list[str], refs: ReferenceSets) -> None:
-    """Refuse, before the compiled kernel runs, a pair whose ROUGE-W or unlimited skip bigrams would run beyond
-    the limit of :mod:`nlgmetrics.algorithms.guard` (ROUGE-N, -L and -Lsum cost little even on whole books).
-    Lengths in characters bound the tokens from above; only texts long enough to matter are counted closer."""
+def _guards(cfg: RougeConfig, perl: bool) -> tuple[tuple[str, str], ...]:
+    """``(guard kernel, type name)`` of each quadratic computation the types need (ROUGE-N needs none): the LCS
+    of ROUGE-L, the union LCS of ROUGE-Lsum (and of ROUGE-L under ``rouge155`` scoring, summary-level there), the
+    weighted LCS of ROUGE-W and the skip bigrams at any distance of ROUGE-S*/SU*."""
+    out: dict[str, str] = {}
+    for name in cfg.rouge_types:
+        t = parse_rouge_type(name)
+        if t.kind == "L":
+            out.setdefault("compiled-union-lcs" if perl else "compiled-lcs", name)
+        elif t.kind == "Lsum":
+            out.setdefault("compiled-union-lcs", name)
+        elif t.kind == "W":
+            out.setdefault("compiled-weighted-lcs", name)
+        elif t.kind == "S" and t.skip is None:
+            out.setdefault("compiled-skip-bigrams", name)
+    return tuple(out.items())
+
+
+def _guard_rates(guards: tuple[tuple[str, str], ...]) -> tuple[float, float]:
+    """The largest rate per cell of the guards on a pair (LCS kinds) and of the guard on one text with itself
+    (the skip bigrams), 0 where there is none."""
+    from ..algorithms.guard import RATES
+
+    pair = max((RATES[k][2] for k, _ in guards if k != "compiled-skip-bigrams"), default=0.0)
+    alone = max((RATES[k][2] for k, _ in guards if k == "compiled-skip-bigrams"), default=0.0)
+    return pair, alone
+
+
+def _guard(prep: _Prepared, preds: list[str], refs: ReferenceSets) -> None:
+    """Refuse, before the compiled kernel runs, a pair whose LCS (ROUGE-L, -Lsum, -W) or unlimited skip bigrams
+    would run beyond the limit of :mod:`nlgmetrics.algorithms.guard`. Lengths in characters bound the tokens from
+    above: the longest texts answer for a call of ordinary texts, without numpy; only texts long enough to matter
+    are counted closer."""
+    limit = limit_seconds()
+    flat = refs.flat
+    if limit is None or not preds or not flat:
+        return
+    if len(preds) == 1 and len(flat) == 1:  # one pair: the common small call
+        longest_pred, longest_ref = len(preds[0]), len(flat[0])
+    else:
+        longest_pred, longest_ref = max(map(len, preds)), max(map(len, flat))
+    pair_rate, alone_rate = prep.guard_rates
+    longest = longest_pred if longest_pred > longest_ref else longest_ref
+    if longest_pred * longest_ref * pair_rate <= limit and longest * longest * alone_rate <= limit:
+        return
+    guards = prep.guards
     import numpy as np
 
-    from ..algorithms.guard import RATES, check_pairs, limit_seconds
+    from ..algorithms.guard import RATES, check_pairs
 
-    types = [parse_rouge_type(name) for name in cfg.rouge_types]
-    weighted = any(t.kind == "W" for t in types)
-    skip_all = any(t.kind == "S" and t.skip is None for t in types)
-    limit = limit_seconds()
-    if not (weighted or skip_all) or limit is None:
-        return
-    flat = refs.flat
     seg = np.repeat(np.arange(len(preds)), refs.counts()) if refs.starts is not None else np.arange(len(preds))
     pred_of_pair = [preds[i] for i in seg.tolist()]
 
@@ -208,13 +254,10 @@ def _guard(cfg: RougeConfig, preds: list[str], refs: ReferenceSets) -> None:
     def characters(texts: list[str]) -> np.ndarray:
         return np.fromiter(map(len, texts), dtype=np.float64, count=len(texts))
 
-    for kernel, metric, wanted in (
-        ("compiled-weighted-lcs", "rougeW", weighted),
-        ("compiled-skip-bigrams", "rougeS*", skip_all),
-    ):
+    for kernel, metric in guards:
         skip = kernel == "compiled-skip-bigrams"
         a, b = sides(characters, skip)
-        if wanted and a.size and float((a * b).max()) * RATES[kernel][2] > limit:
+        if a.size and float((a * b).max()) * RATES[kernel][2] > limit:
             check_pairs(metric, kernel, *sides(_token_bound, skip), seg)
 
 
@@ -227,8 +270,8 @@ def rouge_columns(
     ``1 / grid``) in the first three, and ``v - hi`` in the last three (both exact: ``hi + lo == v``). With ``rows``,
     a list with one tuple per segment instead, holding for each of those measures a tuple over the types."""
     prep = _prepared(cfg, grid)
-    if prep.guarded:
-        _guard(cfg, preds, refs)
+    if prep.guards:
+        _guard(prep, preds, refs)
     starts = refs.offsets or []
     tokenizer, sentences = prep.tokenizer, prep.sentences
     flat = refs.flat

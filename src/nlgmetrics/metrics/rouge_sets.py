@@ -158,6 +158,15 @@ def _segment(hyp: list[str], ref: list[str], types: Sequence[str], scoring: str)
     return out
 
 
+def _guard(kernel: str, hyp: list[str], ref: list[str], segment: int) -> None:
+    """Refuse a pair whose ROUGE-L would run beyond the limit of :mod:`nlgmetrics.algorithms.guard`: the LCS of
+    every reference sentence with every prediction sentence (pltrdy's, in pure Python), or of the two word lists
+    (LLaMA-Factory's); either way, the words of one side times the words of the other."""
+    from ..algorithms.guard import check_pairs
+
+    check_pairs("rougeL", kernel, [len(_words(hyp))], [len(_words(ref))], [segment])
+
+
 def set_rouge_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> dict[str, np.ndarray]:
     """Per-segment precision, recall and F of each type, shape ``(n, len(types))``."""
     counts = refs.counts()
@@ -178,6 +187,8 @@ def set_rouge_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -
                         f"{side}[{i}] holds no sentence for pltrdy's rouge (empty, or only '.'): the package "
                         "raises ValueError there ('Hypothesis is empty.' / 'Reference is empty.')"
                     )
+            if "rougeL" in types:
+                _guard("python-lcs", hyp_s, ref_s, i)
             values = _segment(hyp_s, ref_s, types, "pltrdy")
         else:
             jieba = _jieba()
@@ -185,9 +196,12 @@ def set_rouge_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -
             ref_j = " ".join(jieba.lcut(ref))
             if not hyp.split() or not ref_j.split():
                 continue  # LLaMA-Factory: every value 0.0
+            hyp_s, ref_s = _chinese_sentences(hyp), _chinese_sentences(ref_j)
+            if "rougeL" in types:
+                _guard("rapidfuzz-lcs", hyp_s, ref_s, i)
             values = [
                 (round(p * 100, 4), round(r * 100, 4), round(f * 100, 4))
-                for p, r, f in _segment(_chinese_sentences(hyp), _chinese_sentences(ref_j), types, "llamafactory")
+                for p, r, f in _segment(hyp_s, ref_s, types, "llamafactory")
             ]
         out[:, i, :] = np.asarray(values, dtype=np.float64).T
     return {"precision": out[0], "recall": out[1], "fmeasure": out[2]}

@@ -305,6 +305,31 @@ def check_qa_input(
     return texts, ReferenceSets(flat, starts), probs
 
 
+def last_occurrences(ids: Sequence[str]) -> list[int] | None:
+    """The questions the official SQuAD v2.0 script scores when ids repeat (``None`` when none does): it keeps
+    its scores in ``{id: score}`` dicts, so each id counts once, with the score of its *last* occurrence, at the
+    place of its *first* (a dict keeps a key where it was first inserted); the indices of those occurrences, in
+    that order. JGLUE's JSQuAD evaluation (transformers' ``squad_metrics``) keys its scores by id the same way.
+
+    >>> last_occurrences(["a", "b", "a"]), last_occurrences(["a", "b"])
+    ([2, 1], None)
+    """
+    last: dict[str, int] = {}
+    for k, qid in enumerate(ids):
+        last[qid] = k
+    return None if len(last) == len(ids) else list(last.values())
+
+
+def first_repeated(ids: Sequence[str]) -> str | None:
+    """The first id that occurs a second time (``None`` if none does), for messages."""
+    seen: set[str] = set()
+    for qid in ids:
+        if qid in seen:
+            return qid
+        seen.add(qid)
+    return None
+
+
 # ====================================================================== kernel
 def _f1(same: np.ndarray, n_pred: np.ndarray, n_gold: np.ndarray) -> np.ndarray:
     """``(2 * precision * recall) / (precision + recall)`` with the scripts' operations, 0 where nothing is shared."""
