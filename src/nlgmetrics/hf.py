@@ -148,6 +148,17 @@ def _smooth(value: Any) -> str:
     return "add-one" if value else "none"
 
 
+#: ``tokenizer_name`` of HF evaluate's pull request #698 (not merged: ``main``'s ``bleu`` has no such keyword) ->
+#: the tokenizer that splits as it proposes (``str.split``; pycocoevalcap's PTBTokenizer)
+_TOKENIZER_NAMES = {"whitespace": "whitespace", "coco": "coco", "ptb": "coco", "coco-ptb": "coco"}
+
+
+def _tokenizer_name(value: Any) -> str:
+    if value not in _TOKENIZER_NAMES:
+        raise InvalidInputError(f"Unsupported tokenizer_name: {value!r}; one of {', '.join(_TOKENIZER_NAMES)}")
+    return _TOKENIZER_NAMES[value]
+
+
 #: HF ``evaluate`` metric name -> how a catalogued family reproduces it (see :class:`HFSpec`).
 HF_METRICS: dict[str, HFSpec] = {
     "bleu": HFSpec(
@@ -158,6 +169,7 @@ HF_METRICS: dict[str, HFSpec] = {
             "max_order": _same("max_order"),
             "smooth": ("smoothing", _smooth),
             "tokenizer": _tokenizer("tokenizer", "13a"),
+            "tokenizer_name": ("tokenizer", _tokenizer_name),
         },
         scale="0-1",
     ),
