@@ -1,12 +1,15 @@
 """torchmetrics' class names over the catalogued families: ``BLEUScore``, ``SacreBLEUScore``, ``CHRFScore``,
-``TranslationEditRate`` and ``ROUGEScore``, with torchmetrics' constructor arguments and numbers (0-1 scales).
+``TranslationEditRate``, ``ROUGEScore``, ``CharErrorRate``, ``WordErrorRate``, ``MatchErrorRate``, ``WordInfoLost``
+and ``WordInfoPreserved``, with torchmetrics' constructor arguments and numbers (0-1 scales).
 
 Each is a row of :data:`TORCHMETRICS_NAMES`: the family, the preset that reproduces torchmetrics, and how each
 torchmetrics argument maps onto a family option. The class is the generic adapter (:func:`torch_metric`) bound
 to that family; nothing here computes a score. The catalogue's own adapters (``BLEU``, ``CHRF``, ``TER``,
-``ROUGE``) keep sacrebleu's and rouge-score's numbers and scales; the catalogue names that torchmetrics also uses
-(``CharErrorRate``, ``WordErrorRate``, ``MatchErrorRate``, ``WordInfoLost``, ``WordInfoPreserved``,
-``ExtendedEditDistance``, ``EditDistance``, ``SQuAD``, ``BERTScore``) stay the catalogue's classes.
+``ROUGE``) keep sacrebleu's and rouge-score's numbers and scales. Every class here also takes ``preset=`` (another
+preset of its family: ``MatchErrorRate(preset="jiwer")`` gives jiwer's numbers) and the family's own options. The
+catalogue names that torchmetrics also uses and that give torchmetrics' numbers without a table row
+(``ExtendedEditDistance``, ``EditDistance``, ``SQuAD``, ``BERTScore``) stay the catalogue's classes; the
+catalogue's adapter of a family named here is :func:`nlgmetrics.torch.torch_class`.
 """
 
 from __future__ import annotations
@@ -98,6 +101,17 @@ TORCHMETRICS_NAMES: dict[str, TorchmetricsName] = {
             ),
         },
     ),
+    # torchmetrics' speech measures: its tokens (str.split(), every character) and its MER/WIL/WIP sums
+    **{
+        name: TorchmetricsName(family, "torchmetrics", {})
+        for name, family in (
+            ("CharErrorRate", "cer"),
+            ("WordErrorRate", "wer"),
+            ("MatchErrorRate", "mer"),
+            ("WordInfoLost", "wil"),
+            ("WordInfoPreserved", "wip"),
+        )
+    },
     "ROUGEScore": TorchmetricsName(
         "rouge",
         "rouge-score",
@@ -123,7 +137,7 @@ def torchmetrics_class(name: str) -> type[TorchMetric]:
     base = torch_metric(
         family,
         name,
-        higher_is_better=name != "TranslationEditRate",
+        higher_is_better=family.higher_is_better,
         plot_bounds=family.bounds,
         doc=f"torchmetrics' ``{name}`` arguments and numbers, computed by the {family.name} family "
         f"(preset {row.preset!r}).",
@@ -137,17 +151,23 @@ def torchmetrics_class(name: str) -> type[TorchMetric]:
         kwargs.update(zip(names, args, strict=False))
         options: dict[str, Any] = dict(row.defaults)
         passed = {k: kwargs.pop(k) for k in list(kwargs) if k in TORCHMETRICS_KWARGS or k == "keep_segments"}
+        # another preset of the family (``MatchErrorRate(preset="jiwer")``) and the family's own options are taken
+        # as they are, after torchmetrics' arguments
+        preset = kwargs.pop("preset", row.preset)
+        own = {k: kwargs.pop(k) for k in list(kwargs) if k not in row.arguments and k in family.option_names()}
         for key, value in kwargs.items():
             if key not in row.arguments:
                 nearest = difflib.get_close_matches(key, names, n=1, cutoff=0.0)
                 raise UnknownOptionError(
                     f"{name}: argument {key!r} is not supported (nearest supported: "
-                    f"{nearest[0] if nearest else ''!r}); supported: {', '.join(names)}"
+                    f"{nearest[0] if nearest else ''!r}); supported: {', '.join(names) or 'none'}, or the "
+                    f"{family.name} family's preset= and options: {', '.join(family.option_names())}"
                 )
             option, convert = row.arguments[key]
             converted = convert(value)
             if option:
                 options[option] = converted
-        base.__init__(self, row.preset, **passed, **options)  # type: ignore[arg-type]
+        options.update(own)
+        base.__init__(self, preset, **passed, **options)  # type: ignore[arg-type]
 
     return type(name, (base,), {"__init__": __init__, "__module__": "nlgmetrics.torch", "__doc__": base.__doc__})
