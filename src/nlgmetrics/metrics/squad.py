@@ -562,6 +562,9 @@ class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
     ) -> StatsBatch[SquadStats]:
         na_probs = self.check_inputs(inputs).get("na_probs")
         self.check_sources(sources, 0)
+        if isinstance(predictions, Mapping) and isinstance(references, Mapping):
+            # one question as a single SQuAD dict on each side, as torchmetrics' SQuAD and squad() accept
+            predictions, references = [predictions], [references]
         preds, refs, probs = check_qa_input(predictions, references, config, na_probs, allow_empty=allow_empty)
         if not preds:
             return self.empty_batch(config)

@@ -54,6 +54,7 @@ TORCHMETRICS_NAMES = (
     "BLEUScore",
     "CHRFScore",
     "CharErrorRate",
+    "ExtendedEditDistance",
     "MatchErrorRate",
     "ROUGEScore",
     "SacreBLEUScore",
