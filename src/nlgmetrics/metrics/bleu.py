@@ -72,6 +72,7 @@ from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
+from ..text.coverage import warn_unsplit_cjk
 from ..text.mt_tokenize import (
     SACREBLEU_TOKENIZERS,
     SACREBLEU_VERSION,
@@ -560,7 +561,19 @@ def _native_13a(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: 
     return _columns(np.asarray(flat, dtype=np.int64).reshape(n_seg, orders), hyp, ref_len, refs, cfg, orders)
 
 
+#: tokenizers that split on spaces and punctuation only: Chinese and Japanese stay whole phrases
+_UNSPLIT_CJK = frozenset(("13a", "intl", "none", "whitespace", "perl-whitespace", "coco"))
+
+
+def _cjk_fix(japanese: bool) -> str:
+    if japanese:
+        return "use tokenizer='ja-mecab' (sacrebleu -tok ja-mecab, WMT's en-ja) or 'char'"
+    return "use tokenizer='zh' (sacrebleu -tok zh, WMT's en-zh) or 'char'"
+
+
 def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> StatsBatch[BLEUStats]:
+    if cfg.tokenizer in _UNSPLIT_CJK:
+        warn_unsplit_cjk("bleu", cfg.tokenizer, preds, refs, _cjk_fix)
     n_seg = len(preds)
     orders = max(cfg.order, _TAIL_ORDER) if cfg.needs_tail5 else cfg.order
     if _uses_native_13a(cfg):

@@ -41,7 +41,6 @@ strings score 0 there) and Chinese and Japanese are split into characters. ``tok
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import math
 import os
@@ -54,6 +53,7 @@ from .._np import is_numpy_bool, is_numpy_number, loaded
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
+from ..text.coverage import flagged, warn_flagged
 from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
 from .base import MAX_WORKERS, Family, Result, check_number
 from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
@@ -318,36 +318,27 @@ class RougeResult(Result):
 
 
 # ---------------------------------------------------------------------------------------------------- kernel
-def _where(preds: list[str], refs: ReferenceSets, k: int) -> str:
-    n = len(preds)
-    if k < n:
-        return f"predictions[{k}]"
-    flat = k - n
-    if refs.offsets is None:
-        return f"references[{flat}]"
-    seg = bisect.bisect_right(refs.offsets, flat) - 1
-    return f"references[{seg}][{flat - refs.offsets[seg]}]"
-
-
 def _warn_dropped(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> None:
     """Warn once per batch when an ASCII-only tokenizer drops most of the letters of a segment."""
     if cfg.tokenizer not in ("rouge-score", "rouge155"):
         return
-    if all(map(str.isascii, preds)) and all(map(str.isascii, refs.flat)):
-        return
-    texts = [*preds, *refs.flat]
     lower_first = cfg.tokenizer == "rouge-score"
-    bad = [k for k, t in enumerate(texts) if not t.isascii() and ascii_kept_fraction(t, lower_first=lower_first) < 0.5]
+    bad = flagged(preds, refs, lambda t: ascii_kept_fraction(t, lower_first=lower_first) < 0.5)
     if not bad:
         return
-    k = bad[0]
-    kept = ascii_kept_fraction(texts[k], lower_first=lower_first)
-    more = f"; {len(bad) - 1} more segment(s) lose most of their text too" if len(bad) > 1 else ""
-    warn(
-        f"rouge: the {cfg.tokenizer!r} tokenizer keeps only ASCII letters and digits; it drops "
-        f"{100 * (1 - kept):.0f}% of the letters and digits of {_where(preds, refs, k)} ({texts[k][:40]!r}){more}. "
-        "Scores of such text are meaningless (identical non-English texts score 0); use tokenizer='unicode' "
-        "(the default), 'ja-mecab' or 'zh-jieba'."
+    texts = [*preds, *refs.flat]
+    kept = ascii_kept_fraction(texts[bad[0]], lower_first=lower_first)
+    warn_flagged(
+        preds,
+        refs,
+        bad,
+        lambda first, more: (
+            f"rouge: the {cfg.tokenizer!r} tokenizer keeps only ASCII letters and digits; it drops "
+            f"{100 * (1 - kept):.0f}% of the letters and digits of {first}"
+            f"{f'; {more} more segment(s) lose most of their text too' if more else ''}. Scores of such text are "
+            "meaningless (identical non-English texts score 0); use tokenizer='unicode' (the default), 'ja-mecab' or "
+            "'zh-jieba'."
+        ),
     )
 
 
