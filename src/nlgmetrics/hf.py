@@ -258,9 +258,7 @@ HF_METRICS: dict[str, HFSpec] = {
         {k: _same(k) for k in ("regexes_to_ignore", "ignore_case", "ignore_punctuation", "ignore_numbers")},
         scale="0-1",
     ),
-    "squad": HFSpec(
-        "squad", "squad-v1", lambda r, hf: {"exact_match": r.exact_match, "f1": r.f1}, inputs="squad", scale="0-100"
-    ),
+    "squad": HFSpec("squad", "squad-v1", lambda r, hf: r.official(), inputs="squad", scale="0-100"),
     "squad_v2": HFSpec(
         "squad",
         "squad-v2",
