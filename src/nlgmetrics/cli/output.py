@@ -14,7 +14,8 @@ def _fmt(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, float):
-        return f"{value:.5f}"
+        # five decimals, unless that shows a score that is not 0 as 0 (NLTK's BLEU of 1.38e-231): then its digits
+        return f"{value:.5f}" if value == 0 or abs(value) >= 5e-6 or value != value else f"{value:.6g}"
     if isinstance(value, (dict, list, tuple)):
         return json.dumps(value, ensure_ascii=False, default=_json_default)
     return str(value)
