@@ -9,7 +9,8 @@ Two cases, both silent in the reference tools:
   sentence-long "words": BLEU on en-ja with ``13a`` is a different number from BLEU with ``ja-mecab`` (12.78
   against 27.23 on a WMT22 system), and TER on Japanese exceeds 100.
 
-The checks cost one ``str.isascii`` per text when the texts are ASCII (the common case).
+The checks cost one ``str.isascii`` per text when the texts are ASCII (the common case); the CJK check stops at
+the first text it flags.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ..errors import warn
 if TYPE_CHECKING:
     from .._inputs import ReferenceSets
 
-__all__ = ["cjk_share", "flagged", "text_location", "warn_flagged", "warn_unsplit_cjk"]
+__all__ = ["cjk_share", "first_flagged", "flagged", "text_location", "warn_flagged", "warn_unsplit_cjk"]
 
 #: Han ideographs (with extension A and the compatibility block), hiragana, katakana (with the half-width forms)
 _CJK = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
@@ -61,6 +62,18 @@ def warn_flagged(preds: Sequence[str], refs: ReferenceSets, bad: list[int], mess
     warn(message(f"{text_location(preds, refs, k)} ({texts[k][:40]!r})", len(bad) - 1))
 
 
+def first_flagged(preds: Sequence[str], refs: ReferenceSets, bad: Callable[[str], bool]) -> int | None:
+    """The index into ``[*preds, *refs.flat]`` of the first non-ASCII text for which ``bad`` holds, or None: the
+    scan stops there (on a Chinese corpus, at its first text)."""
+    for k, t in enumerate(preds):
+        if not t.isascii() and bad(t):
+            return k
+    for k, t in enumerate(refs.flat):
+        if not t.isascii() and bad(t):
+            return len(preds) + k
+    return None
+
+
 def cjk_share(text: str) -> float:
     """The share of Chinese and Japanese characters (Han, kana) among the characters of ``text`` other than
     whitespace (0.0 for a text without any)."""
@@ -72,20 +85,20 @@ def warn_unsplit_cjk(
     metric: str, tokenizer: str, preds: Sequence[str], refs: ReferenceSets, fix: Callable[[bool], str]
 ) -> None:
     """Warn when Chinese or Japanese text (at least 30% of its characters) meets ``tokenizer``, which does not
-    split it into words. ``fix(japanese)`` says what to use instead (``japanese``: some flagged text has kana)."""
-    bad = flagged(preds, refs, lambda t: cjk_share(t) >= _CJK_SHARE)
-    if not bad:
+    split it into words, naming the first such text. ``fix(japanese)`` says what to use instead (``japanese``: that
+    text has kana)."""
+    k = first_flagged(preds, refs, _mostly_cjk)
+    if k is None:
         return
-    texts = [*preds, *refs.flat]
-    japanese = any(_KANA.search(texts[k]) for k in bad)
-    language = "Japanese" if japanese else "Chinese"
-    warn_flagged(
-        preds,
-        refs,
-        bad,
-        lambda first, more: (
-            f"{metric}: the {tokenizer!r} tokenizer does not split {language} text into words (it splits on spaces "
-            f"and punctuation only): {first}{f' and {more} more text(s)' if more else ''} count as a few "
-            f"phrase-long words, and the score is not comparable with published ones; {fix(japanese)}"
-        ),
+    text = preds[k] if k < len(preds) else refs.flat[k - len(preds)]
+    japanese = _KANA.search(text) is not None
+    warn(
+        f"{metric}: the {tokenizer!r} tokenizer does not split {'Japanese' if japanese else 'Chinese'} text into "
+        f"words (it splits on spaces and punctuation only): {text_location(preds, refs, k)} ({text[:40]!r}) and "
+        f"texts like it count as a few phrase-long words, and the score is not comparable with published ones; "
+        f"{fix(japanese)}"
     )
+
+
+def _mostly_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None and cjk_share(text) >= _CJK_SHARE
