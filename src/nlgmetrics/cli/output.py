@@ -21,6 +21,13 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _segment(value: Any) -> str:
+    """A segment's score, or its headline values side by side (BERTScore: ``precision 0.95126  recall …``)."""
+    if isinstance(value, dict) and all(isinstance(v, float) for v in value.values()):
+        return "\t".join(f"{k} {_fmt(v)}" for k, v in value.items())
+    return _fmt(value)
+
+
 def _json_default(value: Any) -> Any:
     if hasattr(value, "tolist"):  # numpy scalars and arrays
         return value.tolist()
@@ -56,7 +63,7 @@ def format_human(command: Command, out: Outcome, per_segment: bool) -> str:
     if explanation is not None:
         lines.append(str(explanation).strip("\n"))
     if segments is not None:
-        lines.extend(f"{i}\t{_fmt(v)}" for i, v in enumerate(segments, 1))
+        lines.extend(f"{i}\t{_segment(v)}" for i, v in enumerate(segments, 1))
     return "\n".join(lines) + "\n"
 
 
