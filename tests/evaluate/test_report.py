@@ -183,7 +183,7 @@ def test_equal_scores_read_as_the_same():
         Texts(refs), {"a": a, "b": b}, ["wer"], baseline="a", bootstrap=20, paired_samples=20, keep_segments=True
     )
     page = render_report(ev, Texts(refs), {"a": a, "b": b}, date=DATE)
-    cell = re.search(r"<td class='num delta (\w*)'[^>]*>([^<]*)<", page)
+    cell = re.search(r"<td class='num delta (\w*)(?: ns)?'[^>]*>([^<]*)<", page)
     assert cell is not None
     assert cell.group(1) == "same"
     assert cell.group(2).startswith("=")
@@ -411,6 +411,8 @@ def test_plot_colours_only_significant_differences():
     assert colour["badly"] == "#cf222e"  # significantly worse: red
     assert colour["slightly"] == "#57606a"  # worse but not significant: grey, not red
     assert "grey not significant" in page
+    cells = dict(re.findall(r"<td class='num delta ([\w ]+)'[^>]*>(.)", page))
+    assert cells == {"worse ns": "▽", "worse": "▼"}  # the table too: only a significant difference is coloured
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian package 'chromium')")

@@ -85,6 +85,7 @@ td.delta { font-size: 0.9rem; line-height: 1.25; } td.delta .muted { font-size: 
 .p { font-size: 0.8rem; }
 tr.baseline td { background: #fff8c5; }
 .better { color: var(--better); } .worse { color: var(--worse); } .same { color: var(--muted); }
+td.delta.ns { color: var(--muted); }
 .sig { font-weight: 700; }
 .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.8rem;
         word-break: break-all; }
@@ -401,8 +402,9 @@ def _delta_cell(cell: SystemScore, meta: _Meta, is_baseline: bool) -> str:
         )
     title = f"{word or 'different'}; {'significant' if significant else 'not significant'} at p < 0.05"
     pclass = " sig" if significant else ""
+    grey = "" if significant else " ns"  # colour means a significant difference; grey, not significant
     return (
-        f"<td class='num delta {word}' title='{_esc(title)}'>{glyph} {signed(diff, meta.digits)} "
+        f"<td class='num delta {word}{grey}' title='{_esc(title)}'>{glyph} {signed(diff, meta.digits)} "
         f"<span class='p{pclass}'>p={float(p['p_value']):.4f}</span><br>{interval}</td>"
     )
 
@@ -419,7 +421,7 @@ def _legend(ev: Evaluation) -> str:
         parts.append(
             f"Δ = system − {_esc(ev.baseline)}. <span class='better'>▲ better</span> / "
             f"<span class='worse'>▼ worse</span> by the metric's direction with p &lt; 0.05; "
-            "<span class='better'>△</span> / <span class='worse'>▽</span> the same direction without significance; "
+            "△ / ▽ (grey) the same direction without significance; "
             f"p from the {test} test"
             + (", its interval the 95% paired-bootstrap interval of Δ." if ev.settings["test"] == "bs" else ".")
         )
