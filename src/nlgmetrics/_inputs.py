@@ -82,6 +82,11 @@ def check_predictions(predictions: Any, *, name: str = "predictions", allow_empt
                 hint = ""
                 if isinstance(v, (list, tuple)):
                     hint = " (a nested list where a string belongs: each prediction is one string)"
+                    if v and all(_looks_like_token(t) for t in v):
+                        hint = (
+                            " (a nested list where a string belongs, which looks like one tokenised sentence: "
+                            f"{_TOKENS_HINT}; each prediction is one string, ' '.join(tokens))"
+                        )
                 raise InvalidInputError(f"{name}[{i}] is {describe(v)}; expected str{hint}")
         values = [str(v) for v in values]  # str subclasses: plain str from here on
     if not values and not allow_empty:
@@ -250,8 +255,31 @@ def check_pairs(
         raise InvalidInputError(
             f"predictions and references differ in length: {len(preds)} predictions but {len(refs)} references "
             "(references are per segment: a string or a list of strings for each prediction)"
+            + _token_list_hint(preds, refs)
         )
     return preds, refs
+
+
+#: how NLTK's translation metrics take their input, which other tools do not
+_TOKENS_HINT = "NLTK takes a sentence as a list of tokens, nlgmetrics as a string"
+
+
+def _looks_like_token(value: Any) -> bool:
+    return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)
+
+
+def _token_list_hint(preds: list[str], refs: ReferenceSets) -> str:
+    """When the lengths differ because the predictions are the tokens of one sentence (NLTK's ``hypothesis``) and
+    the references one segment's token lists, say so."""
+    if len(preds) < 2 or not all(map(_looks_like_token, preds)):
+        return ""
+    seg = refs.count_list()
+    if len(refs) == 1 or (seg and seg[0] > 1 and all(map(_looks_like_token, refs.flat))):
+        return (
+            f". The {len(preds)} predictions look like the tokens of one sentence and the references like token "
+            f"lists ({_TOKENS_HINT}): pass [' '.join(tokens)] and, per segment, the references as strings"
+        )
+    return ""
 
 
 # compiled on first use (re caches it), not at import: a call that raises nothing never needs it

@@ -149,6 +149,17 @@ def _smooth(value: Any) -> str:
     return "add-one" if value else "none"
 
 
+#: ``tokenizer_name`` of HF evaluate's pull request #698 (not merged: ``main``'s ``bleu`` has no such keyword) ->
+#: the tokenizer that splits as it proposes (``str.split``; pycocoevalcap's PTBTokenizer)
+_TOKENIZER_NAMES = {"whitespace": "whitespace", "coco": "coco", "ptb": "coco", "coco-ptb": "coco"}
+
+
+def _tokenizer_name(value: Any) -> str:
+    if value not in _TOKENIZER_NAMES:
+        raise InvalidInputError(f"Unsupported tokenizer_name: {value!r}; one of {', '.join(_TOKENIZER_NAMES)}")
+    return _TOKENIZER_NAMES[value]
+
+
 #: HF ``evaluate`` metric name -> how a catalogued family reproduces it (see :class:`HFSpec`).
 HF_METRICS: dict[str, HFSpec] = {
     "bleu": HFSpec(
@@ -159,6 +170,7 @@ HF_METRICS: dict[str, HFSpec] = {
             "max_order": _same("max_order"),
             "smooth": ("smoothing", _smooth),
             "tokenizer": _tokenizer("tokenizer", "13a"),
+            "tokenizer_name": ("tokenizer", _tokenizer_name),
         },
         scale="0-1",
     ),
@@ -247,9 +259,7 @@ HF_METRICS: dict[str, HFSpec] = {
         {k: _same(k) for k in ("regexes_to_ignore", "ignore_case", "ignore_punctuation", "ignore_numbers")},
         scale="0-1",
     ),
-    "squad": HFSpec(
-        "squad", "squad-v1", lambda r, hf: {"exact_match": r.exact_match, "f1": r.f1}, inputs="squad", scale="0-100"
-    ),
+    "squad": HFSpec("squad", "squad-v1", lambda r, hf: r.official(), inputs="squad", scale="0-100"),
     "squad_v2": HFSpec(
         "squad",
         "squad-v2",

@@ -281,9 +281,9 @@ def write_columns(columns: Mapping[str, list[Any]], meta: Mapping[str, Any], pat
     """Write columns (and, in Parquet, the metadata) to ``path`` by its suffix."""
     suffix = _suffix(path)
     if suffix == ".parquet":
-        import pyarrow.parquet as pq  # _pyarrow() checked it is there
+        _pyarrow()  # first: without pyarrow, the error that names the extra to install
+        import pyarrow.parquet as pq
 
-        _pyarrow()
         pq.write_table(_arrow_table(columns, meta), os.fspath(path))
         return
     names = list(columns)

@@ -165,7 +165,7 @@ def test_direction_scale_and_a_worse_system_never_reads_as_a_win():
     assert cells == [("worse", "▼")] * 3
     assert ev.scores["wer"]["bad"].paired["difference"] > 0 > ev.scores["nls"]["bad"].paired["difference"]
     table = ev.table()
-    rows = table.split("\n\n")[0]
+    rows = "\n\n".join(table.split("\n\n")[:-1])  # the blocks of metrics (wrapped at 120 columns), not the notes
     assert rows.count("worse") == 3
     assert "better" not in rows
     assert "wer ↓" in table
@@ -183,7 +183,7 @@ def test_equal_scores_read_as_the_same():
         Texts(refs), {"a": a, "b": b}, ["wer"], baseline="a", bootstrap=20, paired_samples=20, keep_segments=True
     )
     page = render_report(ev, Texts(refs), {"a": a, "b": b}, date=DATE)
-    cell = re.search(r"<td class='num delta (\w*)'[^>]*>([^<]*)<", page)
+    cell = re.search(r"<td class='num delta (\w*)(?: ns)?'[^>]*>([^<]*)<", page)
     assert cell is not None
     assert cell.group(1) == "same"
     assert cell.group(2).startswith("=")
@@ -322,3 +322,112 @@ def test_report_with_20_systems_and_cjk_renders_readably_in_headless_chromium(tm
     if fc:
         fonts = subprocess.run([fc, ":lang=ja"], capture_output=True, text=True).stdout
         assert fonts.strip(), "no Japanese font installed: Chromium would draw tofu boxes"
+
+
+# ---------------------------------------------------------------------------------------------- a wide run
+def _wide_run(sentences: int = 1):
+    """Six metrics with ROUGE, a baseline, four systems: the run whose table overflowed 1,280 px and 120 columns."""
+    rng = np.random.default_rng(0)
+    words = [
+        "the",
+        "a",
+        "cat",
+        "dog",
+        "sat",
+        "on",
+        "mat",
+        "rug",
+        "big",
+        "small",
+        "tree",
+        "park",
+        "near",
+        "here",
+        "there",
+        "is",
+        "was",
+    ]
+    refs = ["\n".join(" ".join(rng.choice(words, size=6)) for _ in range(sentences)) for _ in range(40)]
+    systems = {}
+    for k in range(4):
+        name = f"system-number-{k}" + ("-with-a-rather-long-name" if k == 2 else "")
+        lines = [
+            [" ".join(w if rng.random() > 0.1 * k else "x" for w in s.split()) for s in r.split("\n")] for r in refs
+        ]
+        # sentences in another order: the whole-text LCS (rougeL) drops, the sentence-level one (rougeLsum) less
+        systems[name] = ["\n".join(line[::-1] if k % 2 else line) for line in lines]
+    ev = evaluate(
+        Texts(refs),
+        systems,
+        ["bleu", "chrf", "ter", "rouge", "cer", "wer"],
+        baseline="system-number-0",
+        bootstrap=50,
+        paired_samples=50,
+        keep_segments=True,
+    )
+    return ev, refs, systems
+
+
+def test_one_rouge_l_column_when_rouge_l_equals_rouge_lsum():
+    ev, refs, systems = _wide_run(sentences=1)
+    headings = [h for _, h in ev.shown_columns()]
+    assert "rouge-rougeL/Lsum" in headings
+    assert "rouge-rougeLsum" not in headings
+    assert {m.label for m in ev.metrics} >= {"rouge-rougeL", "rouge-rougeLsum"}  # the data keeps both
+    page = render_report(ev, Texts(refs), systems, date=DATE)
+    assert "rouge-rougeL/Lsum" in page
+    assert "rouge-rougeLsum ↑" not in page
+    assert "rougeL and rougeLsum are equal for every system" in page
+    # several sentences per segment: the two differ and both are shown
+    ev2, _, _ = _wide_run(sentences=3)
+    headings2 = [h for _, h in ev2.shown_columns()]
+    assert "rouge-rougeL" in headings2
+    assert "rouge-rougeLsum" in headings2
+
+
+def test_terminal_table_fits_120_columns_by_wrapping_metrics():
+    ev, _, _ = _wide_run()
+    table = ev.table()
+    assert max(len(line) for line in table.splitlines()) <= 120
+    blocks = table.split("\n\n")
+    assert len(blocks) >= 3  # wrapped by metric, each block with the system column
+    assert all(b.startswith("system") for b in blocks[:-1])
+    wide = ev.table(width=1000)
+    assert len(wide.split("\n\n")) == 2  # one block and the notes
+
+
+def test_plot_colours_only_significant_differences():
+    refs = ["a b c d e f", "g h i j k l", "m n o p q r", "s t u v w x"] * 6
+    slightly = list(refs)
+    slightly[0] = "a b c d e x"  # one error in 24 segments: not significant
+    badly = [" ".join("x" for _ in r.split()) for r in refs]
+    systems = {"base": refs, "slightly": slightly, "badly": badly}
+    ev = evaluate(Texts(refs), systems, ["wer"], baseline="base", bootstrap=50, paired_samples=50, keep_segments=True)
+    assert ev.scores["wer"]["slightly"].paired["p_value"] >= 0.05
+    assert ev.scores["wer"]["badly"].paired["p_value"] < 0.05
+    page = render_report(ev, Texts(refs), systems, date=DATE)
+    plot = next(svg for svg in _svgs(page) if "system scores" in svg)
+    colour = {name: fill for fill, name in re.findall(r'<circle [^>]*fill="(#[0-9a-f]+)"><title>([\w-]+):', plot)}
+    assert colour["badly"] == "#cf222e"  # significantly worse: red
+    assert colour["slightly"] == "#57606a"  # worse but not significant: grey, not red
+    assert "grey not significant" in page
+    cells = dict(re.findall(r"<td class='num delta ([\w ]+)'[^>]*>(.)", page))
+    assert cells == {"worse ns": "▽", "worse": "▼"}  # the table too: only a significant difference is coloured
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian package 'chromium')")
+def test_report_with_a_baseline_and_rouge_fits_1280_px(tmp_path):
+    """The run that overflowed at 1,400 and 1,920 px: baseline, ROUGE (four types) and five more metrics. At
+    1,280 px nothing reaches past the window: the score table scrolls inside its own box."""
+    image = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
+    ev, refs, systems = _wide_run(sentences=3)  # rougeL and rougeLsum differ: both columns, the widest table
+    html_path, png = tmp_path / "report.html", tmp_path / "report.png"
+    write_report(ev, str(html_path), Texts(refs), systems, worst=2, date=DATE)
+    assert "<div class='wide'><table class='scores'>" in html_path.read_text(encoding="utf-8")
+    width = 1280
+    proc = _screenshot(html_path, png, tmp_path, width, 2400)
+    assert png.is_file(), proc.stderr[-2000:]
+    with image.open(png) as im:
+        rgb = np.asarray(im.convert("RGB"), dtype=np.int16)
+    assert rgb.shape[1] == width
+    assert (rgb[:, -12:] >= 250).all(), "the page is wider than 1,280 px"

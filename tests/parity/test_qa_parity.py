@@ -68,7 +68,7 @@ def test_squad_v11_script(set_name, request):
     batch = nm.metrics.squad.SQUAD.batch_stats(preds, refs, cfg)
     _compare(f"squad-v1 {set_name} per-question EM", batch.column("raw_exact"), fx["exact"])
     _compare(f"squad-v1 {set_name} per-question F1", batch.column("raw_f1"), fx["f1"])
-    _close(f"squad-v1 {set_name} script", r.official(), fx["script"])
+    _close(f"squad-v1 {set_name} script", r.official(), fx["script"], 0.0)
     _close(f"naive v1.1 {set_name}", naive.v11_evaluate(chosen), fx["script"], 1e-12)
 
 
@@ -84,12 +84,12 @@ def test_squad_v20_script(set_name, request):
     batch = nm.metrics.squad.SQUAD.batch_stats(preds, refs, cfg)
     _compare(f"squad-v2 {set_name} raw EM", batch.column("raw_exact"), fx["exact"])
     _compare(f"squad-v2 {set_name} raw F1", batch.column("raw_f1"), fx["f1"])
-    _close(f"squad-v2 {set_name} script", nm.squad(preds, refs, preset="squad-v2").official(), fx["script"])
+    _close(f"squad-v2 {set_name} script", nm.squad(preds, refs, preset="squad-v2").official(), fx["script"], 0.0)
     with_na = nm.squad(preds, refs, preset="squad-v2", no_answer_probabilities=probs)
-    _close(f"squad-v2 {set_name} script --na-prob-file", with_na.official(), fx["script_na"])
+    _close(f"squad-v2 {set_name} script --na-prob-file", with_na.official(), fx["script_na"], 0.0)
     half = nm.squad(preds, refs, preset="squad-v2", no_answer_probabilities=probs, na_prob_thresh=0.5)
-    _close(f"squad-v2 {set_name} --na-prob-thresh 0.5", half.official(), fx["script_na_0.5"])
-    _close(f"HF squad_v2 {set_name}", with_na.official(), fx["hf_squad_v2"])
+    _close(f"squad-v2 {set_name} --na-prob-thresh 0.5", half.official(), fx["script_na_0.5"], 0.0)
+    _close(f"HF squad_v2 {set_name}", with_na.official(), fx["hf_squad_v2"], 0.0)
     _close(f"naive v2.0 {set_name}", naive.v20_evaluate(chosen), fx["script"], 1e-12)
     _close(f"naive v2.0 {set_name} na", naive.v20_evaluate(chosen, na_probs=True), fx["script_na"], 1e-12)
 
@@ -106,10 +106,10 @@ def test_jsquad_script(set_name, request):
     _compare(f"jsquad {set_name} raw EM", batch.column("raw_exact"), fx["exact"])
     _compare(f"jsquad {set_name} raw F1", batch.column("raw_f1"), fx["f1"])
     reference = {k: v for k, v in fx["squad_evaluate"].items() if not k.startswith("best")}  # made with na_prob 0
-    _close(f"jsquad {set_name} squad_evaluate", nm.squad(preds, refs, preset="jsquad").official(), reference)
+    _close(f"jsquad {set_name} squad_evaluate", nm.squad(preds, refs, preset="jsquad").official(), reference, 0.0)
     probs = [c["na_prob"] for c in chosen]
     with_na = nm.squad(preds, refs, preset="jsquad", no_answer_probabilities=probs).official()
-    _close(f"jsquad {set_name} squad_evaluate(no_answer_probs)", with_na, fx["squad_evaluate_na"])
+    _close(f"jsquad {set_name} squad_evaluate(no_answer_probs)", with_na, fx["squad_evaluate_na"], 0.0)
     _close(f"naive jsquad {set_name}", naive.v20_evaluate(chosen, jsquad=True), reference, 1e-12)
 
 

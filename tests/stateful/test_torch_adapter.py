@@ -47,8 +47,10 @@ CASES: dict[str, tuple[type[TorchMetric], Any, dict[str, Any], list[str], list[A
     "edit-mean": (EditDistance, nlgmetrics.edit_distance, {}, PREDS, REFS),
     "edit-sum": (EditDistance, nlgmetrics.edit_distance, {"reduction": "sum"}, PREDS, REFS),
     "edit-none": (EditDistance, nlgmetrics.edit_distance, {"reduction": "none"}, PREDS, REFS),
-    "cer": (CharErrorRate, nlgmetrics.cer, {}, PREDS, REFS),
-    "wer": (WordErrorRate, nlgmetrics.wer, {}, PREDS, REFS),
+    # torchmetrics' names: torchmetrics' preset (its tokens), which the functional API names
+    "cer": (CharErrorRate, nlgmetrics.cer, {"preset": "torchmetrics"}, PREDS, REFS),
+    "wer": (WordErrorRate, nlgmetrics.wer, {"preset": "torchmetrics"}, PREDS, REFS),
+    "wer-jiwer": (WordErrorRate, nlgmetrics.wer, {"preset": "jiwer"}, PREDS, REFS),
     "anls": (ANLS, nlgmetrics.anls, {}, ANLS_PREDS, ANLS_REFS),
     "anls-pkg": (ANLS, nlgmetrics.anls, {"preset": "anls-pkg"}, ANLS_PREDS, ANLS_REFS),
 }
@@ -56,8 +58,9 @@ CASES: dict[str, tuple[type[TorchMetric], Any, dict[str, Any], list[str], list[A
 
 def _make(cls: type[TorchMetric], options: dict[str, Any], **extra: Any) -> TorchMetric:
     opts = dict(options)
-    preset = opts.pop("preset", None)
-    return cls(preset, **opts, **extra)
+    if "preset" in opts:  # by keyword: torchmetrics' names take torchmetrics' arguments by position
+        return cls(**opts, **extra)
+    return cls(None, **opts, **extra)
 
 
 def _expected(fn: Any, options: dict[str, Any], preds: list[str], refs: list[Any], **extra: Any) -> Any:

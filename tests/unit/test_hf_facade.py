@@ -108,3 +108,22 @@ def test_meteor_warns_about_its_tokenizer() -> None:
         m = nlgmetrics.load("meteor")
     out = m.compute(predictions=["the cat sat on the mat"], references=[["the cat sat on the mat"]])
     assert out["meteor"] == pytest.approx(0.99769, abs=1e-5)  # NLTK: 1 - 0.5 * (1/6) ** 3 for one chunk
+
+
+def test_bleu_smooth_adds_one_to_every_order_as_hf_runs_it() -> None:
+    # HF evaluate's bleu runs tensorflow/nmt master's compute_bleu: (m + 1) / (p + 1) for unigrams too
+    bleu = nlgmetrics.load("bleu")
+    r = bleu.compute(predictions=[PREDS[0]], references=[REFS[0]], max_order=1, smooth=True)
+    assert r["bleu"] == 6 / 7
+    assert r["precisions"] == [6 / 7]
+
+
+def test_bleu_tokenizer_name_of_hf_pull_request_698() -> None:
+    bleu = nlgmetrics.load("bleu")
+    preds, refs = ["the cat, sat on the mat."], [["the cat is on the mat ."]]
+    for name, tokenizer in [("whitespace", "whitespace"), ("coco", "coco"), ("ptb", "coco")]:
+        assert bleu.compute(predictions=preds, references=refs, tokenizer_name=name, smooth=True) == bleu.compute(
+            predictions=preds, references=refs, tokenizer=tokenizer, smooth=True
+        )
+    with pytest.raises(InvalidInputError, match="Unsupported tokenizer_name: 'spaces'"):
+        bleu.compute(predictions=preds, references=refs, tokenizer_name="spaces")

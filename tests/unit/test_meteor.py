@@ -161,3 +161,18 @@ def test_bundled_wordnet_is_wordnet_30_with_licence():
 def test_wordnet_rejects_a_corrupt_table():
     with pytest.raises(RuntimeError, match=r"corrupt WordNet data: section exc\.n has 1 lines, 2 expected"):
         WordNet("# header\n@exc.n 2\nx y\n@exc.v 0\n@exc.a 0\n@exc.r 0\n@synsets 0\n@lemmas 0\n@senses 0\n")
+
+
+def test_pretokenised_references_given_as_texts_are_an_error() -> None:
+    """A list of plain strings with spaces as a segment's references under tokenizer='none' is ambiguous: one
+    tokenised reference whose tokens are sentences, or several untokenised references. It used to be read as the
+    first, silently scoring 0."""
+    with pytest.raises(InvalidInputError, match=r"references\[0\] is a list of strings, and 'the cat' holds spaces"):
+        nm.meteor([["a", "cat"]], [["the cat", "a cat"]], tokenizer="none")
+    with pytest.raises(InvalidInputError, match=r"references\[0\]\[1\] is a list of strings"):
+        nm.meteor([["a", "cat"]], [[["the", "cat"], ["a cat"]]], tokenizer="none")
+    with pytest.raises(InvalidInputError, match=r"predictions\[0\] is a list of strings, and 'a cat' holds spaces"):
+        nm.meteor([["a cat"]], [[["a", "cat"]]], tokenizer="none")
+    # the unambiguous shapes still score
+    assert nm.meteor([["a", "cat"]], [[["the", "cat"], ["a", "cat"]]], tokenizer="none").score > 0.9
+    assert nm.meteor(["a cat"], [["the cat", "a cat"]]).score > 0.9

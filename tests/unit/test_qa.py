@@ -187,3 +187,23 @@ def test_llamafactory_bleu_sentence_mean():
     assert b.score == sum(b.segments) / 2
     with pytest.raises(InvalidInputError, match="sentence_round rounds each sentence's BLEU"):
         nm.bleu(["a"], ["a"], sentence_round=2)
+
+
+def test_official_is_the_scripts_left_to_right_float_and_merged_statistics_stay_exact() -> None:
+    """The SQuAD scripts add the per-question F1 left to right in file order (``f1 += ...``): ``official()`` gives
+    that float to the last bit; the statistics (and ``f1``, and anything merged) keep the exactly rounded sum."""
+    preds = ["g e e d a", "e b e", "g d a e", "c e g f e", "g g", "a h a"]
+    refs = [["d"], ["b a e"], ["c b c"], ["f f"], ["d c d"], ["c"]]
+    r = nm.squad(preds, refs)
+    per_question = nm.squad(preds, refs, segments=True).segments
+    assert r.official()["f1"] == 100.0 * sum(v / 100.0 for v in per_question) / 6 == 24.76190476190477
+    assert r.f1 == 24.761904761904763  # the batch total: math.fsum
+    metric = nm.SQuAD()
+    metric.update(preds[:3], refs[:3])
+    other = nm.SQuAD()
+    other.update(preds[3:], refs[3:])
+    metric.merge(other)
+    merged = metric.compute()
+    assert merged.script_sums is None  # merged statistics do not know the file order: the summed value
+    assert merged.official()["f1"] == merged.f1
+    assert abs(merged.f1 - r.f1) < 1e-12

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import InvalidInputError
 from ..signature import build_signature
@@ -80,6 +80,11 @@ def _quiet() -> dict[str, Any]:
 @dataclasses.dataclass(frozen=True)
 class BERTScoreCommand(FamilyCommand):
     """``nlgmetrics bertscore``: the family's corpus config, so ``--idf`` means idf over the references given."""
+
+    #: bert-score's own flags for the candidates and references (``bert-score -c cands.txt -r refs.txt``)
+    flag_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"pred": ("-c", "--cand"), "ref": ("-r",)}
+    #: the extra and the packages without which nothing here runs (checked before the model is looked for)
+    requires: ClassVar[tuple[str, tuple[str, ...]]] = ("bertscore", ("torch", "transformers"))
 
     def _argument(self, opt: Opt) -> dict[str, Any]:
         if opt.name == "progress":

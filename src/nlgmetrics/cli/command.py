@@ -186,8 +186,40 @@ class FamilyCommand(Command):
         self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
     ) -> Outcome:
         kwargs = {} if sources is None else {"sources": sources}
-        result = self.metric().compute(predictions, references, config, segments=segments, **kwargs)
+        family = self.metric()
+        if segments and _several_headlines(family):
+            return _with_segment_headlines(family, predictions, references, config, kwargs)
+        result = family.compute(predictions, references, config, segments=segments, **kwargs)
         return outcome_of(result, dataclasses.asdict(config))
+
+
+def _several_headlines(family: Any) -> bool:
+    """A family whose result has several headline values (BERTScore's P, R, F), whose formula gives them per
+    segment (vectorized) and whose ``compute`` is the generic one (statistics, then the formula)."""
+    from ..metrics.base import Family
+
+    if not family.vectorized or type(family).compute is not Family.compute:
+        return False
+    try:
+        result_cls = typing.get_type_hints(family.formula).get("return")
+    except Exception:  # an annotation that does not resolve: not one of these
+        return False
+    return isinstance(result_cls, type) and "headline_values" in vars(result_cls)
+
+
+def _with_segment_headlines(
+    family: Any, predictions: list[Any], references: list[Any], config: Any, kwargs: dict[str, Any]
+) -> Outcome:
+    """``compute`` with the per-segment scores as each segment's headline values (P, R and F), from the same
+    statistics and the family's own formula applied to the per-segment columns."""
+    batch = family.batch_stats(predictions, references, config, **kwargs)
+    result = family.finalize(batch.total(), config, batch)
+    per = family.formula(family.stats_cls(**batch.columns), config)
+    values = per.headline_values()
+    names = list(values)
+    rows = [dict(zip(names, map(float, seg), strict=True)) for seg in zip(*values.values(), strict=True)]
+    outcome = outcome_of(result, dataclasses.asdict(config))
+    return dataclasses.replace(outcome, segments=rows)
 
 
 def _field_types(config_cls: type) -> dict[str, Any]:

@@ -50,6 +50,13 @@ class EvaluateCommand(Command):
     """The ``evaluate`` subcommand: it has its own arguments and its own output."""
 
     standalone: bool = True
+    #: the end of ``evaluate --help`` (the other subcommands' input notes name options evaluate does not have)
+    epilog: str = (
+        "input: plain text has one segment per line (UTF-8; empty lines are empty segments, never skipped); files "
+        "ending in .jsonl are JSON Lines, whose fields --pred-field, --ref-field and --src-field pick (a reference "
+        "may be a list of strings). Give --ref several times for several references per segment, --sys once per "
+        "system. Exit status 2 on bad input."
+    )
 
     def add_all_arguments(self, parser: argparse.ArgumentParser) -> None:
         inp = parser.add_argument_group("input")
@@ -153,6 +160,10 @@ class EvaluateCommand(Command):
         for option, target in (("--output", output), ("--report", report)):
             if target:
                 check_output(target, option)
+        if output and str(output).lower().endswith(".parquet"):
+            from ..tables import _pyarrow
+
+            _pyarrow()  # without pyarrow: the extra to install, now rather than after the scoring
         inputs = [*references, *systems.values(), *([src] if src else [])]
         if sum(1 for p in inputs if p == STDIN) > 1:
             raise InvalidInputError("standard input ('-') can be read only once: give it to one --ref or --sys")

@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import __version__
 from .._inputs import relocate
-from ..errors import InvalidInputError, NlgMetricsError
+from ..errors import InvalidInputError, MissingDependencyError, NlgMetricsError
 from .io import (
     DOCVQA_FIELDS,
     CLIInputError,
@@ -83,7 +83,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             name,
             help=command.help,
             description=command.help,
-            epilog=_EPILOG,
+            epilog=getattr(command, "epilog", None) or _EPILOG,
             allow_abbrev=False,
         )
         if only is None or only == name:
@@ -97,9 +97,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
     inp = parser.add_argument_group("input")
-    inp.add_argument("--pred", required=True, metavar="FILE", help="predictions: one per line, or JSON ('-': stdin)")
+    aliases: dict[str, tuple[str, ...]] = getattr(command, "flag_aliases", {})
+    inp.add_argument(
+        "--pred",
+        *aliases.get("pred", ()),
+        required=True,
+        metavar="FILE",
+        help="predictions: one per line, or JSON ('-': stdin)",
+    )
     inp.add_argument(
         "--ref",
+        *aliases.get("ref", ()),
         action="extend",
         nargs="+",
         default=[],
@@ -284,6 +292,9 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, f"opt_{opt.name}")
         if value is not None:
             options[opt.name] = tuple(value) if isinstance(value, list) else value
+    # what this installation lacks comes first: a core install's `bertscore --lang ja` names the extra to install,
+    # not a model it could not load anyway
+    _check_requirements(command)
     # the config first: a bad option fails before any file is read
     config = command.configure(getattr(args, "preset", None), options)
     # a command with input files of its own layout (SQuAD's dataset + predictions JSON) reads them itself
@@ -321,6 +332,22 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(text)
     sys.stdout.flush()
     return 0
+
+
+def _check_requirements(command: Command) -> None:
+    """Raise :class:`MissingDependencyError` naming the extra when a package the command needs is not installed
+    (``Command.requires``: ``(extra, packages)``)."""
+    requires = getattr(command, "requires", None)
+    if not requires:
+        return
+    import importlib.util
+
+    extra, packages = requires
+    missing = [p for p in packages if importlib.util.find_spec(p) is None]
+    if missing:
+        raise MissingDependencyError(
+            f"{command.name} ({', '.join(missing)} not installed)", f"pip install 'nlgmetrics[{extra}]'"
+        )
 
 
 def _error(message: str) -> int:

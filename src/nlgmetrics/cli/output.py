@@ -14,10 +14,18 @@ def _fmt(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, float):
-        return f"{value:.5f}"
+        # five decimals, unless that shows a score that is not 0 as 0 (NLTK's BLEU of 1.38e-231): then its digits
+        return f"{value:.5f}" if value == 0 or abs(value) >= 5e-6 or value != value else f"{value:.6g}"
     if isinstance(value, (dict, list, tuple)):
         return json.dumps(value, ensure_ascii=False, default=_json_default)
     return str(value)
+
+
+def _segment(value: Any) -> str:
+    """A segment's score, or its headline values side by side (BERTScore: ``precision 0.95126  recall …``)."""
+    if isinstance(value, dict) and all(isinstance(v, float) for v in value.values()):
+        return "\t".join(f"{k} {_fmt(v)}" for k, v in value.items())
+    return _fmt(value)
 
 
 def _json_default(value: Any) -> Any:
@@ -55,7 +63,7 @@ def format_human(command: Command, out: Outcome, per_segment: bool) -> str:
     if explanation is not None:
         lines.append(str(explanation).strip("\n"))
     if segments is not None:
-        lines.extend(f"{i}\t{_fmt(v)}" for i, v in enumerate(segments, 1))
+        lines.extend(f"{i}\t{_segment(v)}" for i, v in enumerate(segments, 1))
     return "\n".join(lines) + "\n"
 
 

@@ -29,6 +29,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from typing import Any, ClassVar
 
 from ..errors import InvalidInputError, MissingDependencyError
@@ -665,7 +666,13 @@ class SacreBLEUCommand(Command):
         if fmt in _FORMATS:
             args.format = fmt
         _Color.enabled = not (os.environ.get("NO_COLOR") or args.no_color) and sys.stdout.isatty()
-        lines = _run(args)
+        with warnings.catch_warnings():
+            # sacrebleu's own output, byte for byte: nlgmetrics' note on CJK text and a tokenizer that does not
+            # split it (nlgmetrics bleu / ter / chrf say it) is not one of sacrebleu's
+            warnings.filterwarnings(
+                "ignore", message=r".* tokenizer does not split \w+ text into words", category=UserWarning
+            )
+            lines = _run(args)
         sys.stdout.write("".join(line + "\n" for line in lines))
         sys.stdout.flush()
         return 0

@@ -66,7 +66,10 @@ _CSS = """
 :root { color-scheme: light; --better: #1a7f37; --worse: #cf222e; --muted: #57606a; --line: #d0d7de; }
 body { font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK JP", "Noto Sans JP",
        "Hiragino Sans", "Yu Gothic", "IPAexGothic", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif;
-       margin: 1.5rem 2rem; color: #1b1f24; line-height: 1.45; max-width: 1400px; }
+       margin: 1.5rem 2rem; color: #1b1f24; line-height: 1.45; max-width: 1400px; overflow-wrap: anywhere; }
+.wide { overflow-x: auto; max-width: 100%; }
+.wide > table { margin: 0.5rem 0; }
+table.scores td.system { white-space: nowrap; }
 :lang(ja) { font-family: "Noto Sans CJK JP", "Noto Sans JP", "Hiragino Sans", "Yu Gothic", "IPAexGothic", sans-serif; }
 :lang(zh) { font-family: "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif; }
 :lang(ko) { font-family: "Noto Sans CJK KR", "Noto Sans KR", "Apple SD Gothic Neo", "Malgun Gothic", sans-serif; }
@@ -82,6 +85,7 @@ td.delta { font-size: 0.9rem; line-height: 1.25; } td.delta .muted { font-size: 
 .p { font-size: 0.8rem; }
 tr.baseline td { background: #fff8c5; }
 .better { color: var(--better); } .worse { color: var(--worse); } .same { color: var(--muted); }
+td.delta.ns { color: var(--muted); }
 .sig { font-weight: 700; }
 .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.8rem;
         word-break: break-all; }
@@ -233,8 +237,10 @@ def _histogram_svg(
     return "".join(out)
 
 
-def _system_plot_svg(ev: Evaluation, column: Column, meta: _Meta) -> str:
-    """Every system's score with its interval on one axis, best first; the baseline in bold with a dashed line."""
+def _system_plot_svg(ev: Evaluation, column: Column, meta: _Meta, heading: str | None = None) -> str:
+    """Every system's score with its interval on one axis, best first; the baseline in bold with a dashed line.
+    Green or red: significantly better or worse than the baseline (p < 0.05); grey: not significant (or not
+    tested); the baseline amber."""
     rows = []
     for s in ev.systems:
         cell = ev.scores[column.label][s]
@@ -269,7 +275,8 @@ def _system_plot_svg(ev: Evaluation, column: Column, meta: _Meta) -> str:
         out.append(
             f'<text x="{x:.1f}" y="{h - bottom + 13}" font-size="10" text-anchor="middle" fill="#57606a">{t:g}</text>'
         )
-    axis = f"{column.label} {meta.arrow} ({meta.direction}); bars: {ev.settings.get('confidence', 0.95):.0%} interval"
+    confidence = ev.settings.get("confidence", 0.95)
+    axis = f"{heading or column.label} {meta.arrow} ({meta.direction}); bars: {confidence:.0%} interval"
     out.append(
         f'<text x="{label_w + pw / 2:.1f}" y="{h - 6}" font-size="10" text-anchor="middle" fill="#57606a">'
         f"{_esc(axis)}</text>"
@@ -288,8 +295,8 @@ def _system_plot_svg(ev: Evaluation, column: Column, meta: _Meta) -> str:
             f'<text x="{label_w - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end"{weight}>'
             f"{_esc(name)}<title>{_esc(s)}</title></text>"
         )
-        color = "#57606a"
-        if cell.paired is not None:
+        color = "#57606a"  # grey: no test, or a difference that is not significant
+        if cell.paired is not None and float(cell.paired["p_value"]) < 0.05:
             word = verdict(float(cell.paired["difference"]), meta.higher_is_better)
             color = {"better": "#1a7f37", "worse": "#cf222e"}.get(word, "#57606a")
         elif s == ev.baseline:
@@ -332,13 +339,14 @@ def _scores_table(ev: Evaluation, metas: Mapping[str, _Meta]) -> str:
     paired = ev.baseline is not None and any(
         ev.scores[m.label][s].paired is not None for m in ev.metrics for s in ev.systems
     )
+    shown = ev.shown_columns()
     head1 = ["<tr><th rowspan='2'>system</th>"]
     head2 = ["<tr>"]
-    for m in ev.metrics:
+    for m, heading in shown:
         meta = metas[m.label]
         span = 2 if paired else 1
         head1.append(
-            f"<th colspan='{span}'>{_esc(m.label)} {meta.arrow} <span class='scale'>{_esc(meta.direction)}, "
+            f"<th colspan='{span}'>{_esc(heading)} {meta.arrow} <span class='scale'>{_esc(meta.direction)}, "
             f"{_esc(meta.scale)}</span></th>"
         )
         ci = ev.settings.get("bootstrap", 0)
@@ -347,12 +355,12 @@ def _scores_table(ev: Evaluation, metas: Mapping[str, _Meta]) -> str:
             head2.append(f"<th>Δ vs {_esc(ev.baseline)}, p<br><span class='muted'>[95% ci of Δ]</span></th>")
     head1.append("</tr>")
     head2.append("</tr>")
-    rows = ["<table class='scores'>", "".join(head1), "".join(head2)]
+    rows = ["<div class='wide'><table class='scores'>", "".join(head1), "".join(head2)]
     for s in ev.systems:
         cls = " class='baseline'" if s == ev.baseline else ""
         name = _esc(s) + (" <span class='muted'>(baseline)</span>" if s == ev.baseline else "")
-        cells = [f"<tr{cls}><td>{name}</td>"]
-        for m in ev.metrics:
+        cells = [f"<tr{cls}><td class='system'>{name}</td>"]
+        for m, _ in shown:
             meta = metas[m.label]
             cell = ev.scores[m.label][s]
             text = _fmt(float(cell.score), meta.digits)
@@ -363,7 +371,13 @@ def _scores_table(ev: Evaluation, metas: Mapping[str, _Meta]) -> str:
                 cells.append(_delta_cell(cell, meta, s == ev.baseline))
         cells.append("</tr>")
         rows.append("".join(cells))
-    rows.append("</table>")
+    rows.append("</table></div>")
+    folded = [h for _, h in shown if h.endswith("rougeL/Lsum")]
+    if folded:
+        rows.append(
+            f"<p class='legend'>{_esc(', '.join(folded))}: rougeL and rougeLsum are equal for every system (one "
+            "sentence per segment, so the summary-level LCS is the LCS); shown once.</p>"
+        )
     return "".join(rows)
 
 
@@ -388,8 +402,9 @@ def _delta_cell(cell: SystemScore, meta: _Meta, is_baseline: bool) -> str:
         )
     title = f"{word or 'different'}; {'significant' if significant else 'not significant'} at p < 0.05"
     pclass = " sig" if significant else ""
+    grey = "" if significant else " ns"  # colour means a significant difference; grey, not significant
     return (
-        f"<td class='num delta {word}' title='{_esc(title)}'>{glyph} {signed(diff, meta.digits)} "
+        f"<td class='num delta {word}{grey}' title='{_esc(title)}'>{glyph} {signed(diff, meta.digits)} "
         f"<span class='p{pclass}'>p={float(p['p_value']):.4f}</span><br>{interval}</td>"
     )
 
@@ -406,11 +421,21 @@ def _legend(ev: Evaluation) -> str:
         parts.append(
             f"Δ = system − {_esc(ev.baseline)}. <span class='better'>▲ better</span> / "
             f"<span class='worse'>▼ worse</span> by the metric's direction with p &lt; 0.05; "
-            "<span class='better'>△</span> / <span class='worse'>▽</span> the same direction without significance; "
+            "△ / ▽ (grey) the same direction without significance; "
             f"p from the {test} test"
             + (", its interval the 95% paired-bootstrap interval of Δ." if ev.settings["test"] == "bs" else ".")
         )
     return f"<p class='legend'>{' '.join(parts)}</p>" if parts else ""
+
+
+def _plot_legend(ev: Evaluation) -> str:
+    if ev.baseline is None or not ev.settings.get("test"):
+        return ""
+    return (
+        f"<p class='legend'>Against {_esc(ev.baseline)} (amber, dashed line): <span class='better'>green</span> "
+        "significantly better, <span class='worse'>red</span> significantly worse (p &lt; 0.05), grey not "
+        "significant.</p>"
+    )
 
 
 def _segment_settings(ev: Evaluation, column: Column) -> str:
@@ -426,7 +451,7 @@ def _segment_settings(ev: Evaluation, column: Column) -> str:
 
 def _distributions(ev: Evaluation, metas: Mapping[str, _Meta]) -> str:
     out = []
-    for m in ev.metrics:
+    for m, heading in ev.shown_columns():
         meta = metas[m.label]
         per_system = []
         for s in ev.systems:
@@ -440,7 +465,7 @@ def _distributions(ev: Evaluation, metas: Mapping[str, _Meta]) -> str:
             if v.size:
                 idx = np.clip(np.floor((v - lo) / width * bins), 0, bins - 1).astype(np.int64)
                 ymax = max(ymax, int(np.bincount(idx, minlength=bins).max()))
-        out.append(f"<h3>{_esc(m.label)} {meta.arrow} <span class='muted'>({_esc(meta.scale)})</span></h3>")
+        out.append(f"<h3>{_esc(heading)} {meta.arrow} <span class='muted'>({_esc(meta.scale)})</span></h3>")
         out.append(_segment_settings(ev, m))
         out.append("<div class='plots'>")
         for s, v in zip(ev.systems, per_system, strict=True):
@@ -463,10 +488,10 @@ def _worst_html(
 
     ref_sources = _reference_sources(references, ref_field)
     out = []
-    for m in ev.metrics:
+    for m, heading in ev.shown_columns():
         meta = metas[m.label]
         which = "highest" if meta.higher_is_better is False else "lowest"
-        out.append(f"<h3>{_esc(m.label)} {meta.arrow}: the {worst} {which}-scoring segments of each system</h3>")
+        out.append(f"<h3>{_esc(heading)} {meta.arrow}: the {worst} {which}-scoring segments of each system</h3>")
         out.append("<div class='worst'>")
         for s in ev.systems:
             seg = np.asarray(ev.segment_scores[m.label][s], dtype=np.float64)
@@ -478,7 +503,7 @@ def _worst_html(
             for src in ref_sources:
                 for i, v in iter_lines(src, idx):
                     refs[i].extend(v if isinstance(v, list) else [v])
-            out.append(f"<details><summary>{_esc(s)}</summary><table class='seg'>")
+            out.append(f"<details><summary>{_esc(s)}</summary><div class='wide'><table class='seg'>")
             out.append("<tr><th>#</th><th>segment score</th><th>prediction</th><th>references</th></tr>")
             for i in (int(j) for j in order):
                 pred = str(preds.get(i, ""))
@@ -487,13 +512,16 @@ def _worst_html(
                     f"<tr><td class='num'>{i + 1}</td><td class='num'>{_fmt(float(seg[i]), meta.digits)}</td>"
                     f"<td lang='{_lang(pred)}'>{_esc(pred)}</td><td>{ref_html}</td></tr>"
                 )
-            out.append("</table></details>")
+            out.append("</table></div></details>")
         out.append("</div>")
     return "".join(out)
 
 
 def _signatures(ev: Evaluation) -> str:
-    rows = ["<table><tr><th>column</th><th>corpus score</th><th>per-segment scores</th><th>reference tool</th></tr>"]
+    rows = [
+        "<div class='wide'><table><tr><th>column</th><th>corpus score</th><th>per-segment scores</th>"
+        "<th>reference tool</th></tr>"
+    ]
     for m in ev.metrics:
         sig = ev.signatures[m.label]
         seg = ev.segment_signatures.get(m.label, sig)
@@ -507,7 +535,7 @@ def _signatures(ev: Evaluation) -> str:
             f"<tr><td>{_esc(m.label)}</td><td class='mono'>{_esc(sig)}</td>"
             f"<td class='mono'>{'(the same)' if seg == sig else _esc(seg)}</td><td class='mono'>{_esc(tool)}</td></tr>"
         )
-    rows.append("</table>")
+    rows.append("</table></div>")
     return "".join(rows)
 
 
@@ -566,7 +594,10 @@ def _is_file(value: Any) -> bool:
 
 
 def _inputs_table(references: Any, systems: Mapping[str, Any], ref_field: str | None, pred_field: str | None) -> str:
-    rows = ["<table><tr><th>input</th><th>file</th><th>lines</th><th>bytes</th><th>content digest</th></tr>"]
+    rows = [
+        "<div class='wide'><table><tr><th>input</th><th>file</th><th>lines</th><th>bytes</th>"
+        "<th>content digest</th></tr>"
+    ]
     refs = references if isinstance(references, (list, tuple)) else [references]
     if refs and all(_is_file(r) for r in refs):
         for k, r in enumerate(refs, 1):
@@ -577,7 +608,7 @@ def _inputs_table(references: Any, systems: Mapping[str, Any], ref_field: str | 
         rows.append(_file_row("references", references, ref_field))
     for name, value in systems.items():
         rows.append(_file_row(f"system {name}", value, pred_field))
-    rows.append("</table>")
+    rows.append("</table></div>")
     return "".join(rows)
 
 
@@ -668,8 +699,9 @@ def render_report(
         _scores_table(ev, metas),
         _legend(ev),
         "<h2>Systems on each metric</h2><div class='plots'>",
-        *(f"<figure>{_system_plot_svg(ev, m, metas[m.label])}</figure>" for m in ev.metrics),
+        *(f"<figure>{_system_plot_svg(ev, m, metas[m.label], h)}</figure>" for m, h in ev.shown_columns()),
         "</div>",
+        _plot_legend(ev),
         "<h2>Per-segment score distributions</h2>",
         "<p class='legend'>One histogram per system; within a metric every panel has the same axes.</p>",
         _distributions(ev, metas),

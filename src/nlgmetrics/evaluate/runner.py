@@ -20,6 +20,7 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import textwrap
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -124,27 +125,71 @@ class Evaluation:
         """Deterministic JSON (the same bytes for any ``jobs``)."""
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=kwargs.pop("indent", 2), **kwargs)
 
-    def table(self) -> str:
+    def shown_columns(self) -> list[tuple[Column, str]]:
+        """The columns a table shows, with their headings: a ``rougeLsum`` column whose scores, intervals and
+        tests equal its ``rougeL`` column's for every system (one sentence per segment: the summary-level LCS is
+        the LCS) is shown once, as ``<label>-rougeL/Lsum``."""
+        by_label = {m.label: m for m in self.metrics}
+        folded: set[str] = set()
+        names: dict[str, str] = {}
+        for m in self.metrics:
+            if m.select != "rougeLsum":
+                continue
+            twin = next(
+                (c for c in self.metrics if c.spec is m.spec and c.select == "rougeL" and c.label in by_label), None
+            )
+            if twin is not None and all(
+                _same_cell(self.scores[m.label][s], self.scores[twin.label][s]) for s in self.systems
+            ):
+                folded.add(m.label)
+                names[twin.label] = twin.label + "/Lsum"
+        return [(m, names.get(m.label, m.label)) for m in self.metrics if m.label not in folded]
+
+    def table(self, width: int = 120) -> str:
         """A plain-text table: systems × metrics, with ``± ci`` and, against the baseline, the difference with
-        its direction (``better``/``worse``, whatever the p-value) and the p-value (``*`` marks p < 0.05)."""
-        header = ["system", *[f"{m.label} {_arrow(m)}".rstrip() for m in self.metrics]]
-        rows = []
-        for s in self.systems:
-            row = [s + (" (baseline)" if s == self.baseline else "")]
-            for m in self.metrics:
-                row.append(format_cell(self.scores[m.label][s], m.spec.family().higher_is_better))
-            rows.append(row)
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)).rstrip()]
-        lines.append("  ".join("-" * w for w in widths))
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
+        its direction (``better``/``worse``, whatever the p-value) and the p-value (``*`` marks p < 0.05).
+        Lines stay within ``width`` characters where they can: the metrics go in blocks of as many columns as
+        fit, each block repeating the system column."""
+        shown = self.shown_columns()
+        names = [s + (" (baseline)" if s == self.baseline else "") for s in self.systems]
+        columns = []
+        for m, heading in shown:
+            cells = [format_cell(self.scores[m.label][s], m.spec.family().higher_is_better) for s in self.systems]
+            columns.append([f"{heading} {_arrow(m)}".rstrip(), *cells])
+        first = ["system", *names]
+        first_w = max(map(len, first))
+        blocks: list[list[list[str]]] = []
+        used = first_w
+        for col in columns:
+            w = max(map(len, col))
+            if blocks and used + 2 + w <= width:
+                blocks[-1].append(col)
+                used += 2 + w
+            else:
+                blocks.append([col])
+                used = first_w + 2 + w
+        lines: list[str] = []
+        for b, block in enumerate(blocks or [[]]):
+            if b:
+                lines.append("")
+            table = [first, *block]
+            widths = [max(map(len, col)) for col in table]
+            for i in range(len(first)):
+                lines.append("  ".join(col[i].ljust(w) for col, w in zip(table, widths, strict=True)).rstrip())
+                if i == 0:
+                    lines.append("  ".join("-" * w for w in widths))
         notes = []
-        up = [m.label for m in self.metrics if m.spec.family().higher_is_better is True]
-        down = [m.label for m in self.metrics if m.spec.family().higher_is_better is False]
+        up = [h for m, h in shown if m.spec.family().higher_is_better is True]
+        down = [h for m, h in shown if m.spec.family().higher_is_better is False]
         if up:
             notes.append(f"higher is better (↑): {', '.join(up)}")
         if down:
             notes.append(f"lower is better (↓): {', '.join(down)}")
+        folded = [h for _, h in shown if h.endswith("rougeL/Lsum")]
+        if folded:
+            notes.append(
+                f"{', '.join(folded)}: rougeL and rougeLsum are equal for every system (one sentence per segment)"
+            )
         if self.baseline is not None and any(
             self.scores[m.label][s].paired for m in self.metrics for s in self.systems
         ):
@@ -152,7 +197,12 @@ class Evaluation:
                 f"vs {self.baseline}: the difference, 'better' or 'worse' by the metric's direction; "
                 "p from the paired test, * p < 0.05"
             )
+        notes = [textwrap.fill(n, width, subsequent_indent="  ") for n in notes]
         return "\n".join([*lines, "", *notes]) if notes else "\n".join(lines)
+
+
+def _same_cell(a: SystemScore, b: SystemScore) -> bool:
+    return bool(a.score == b.score and a.ci == b.ci and a.paired == b.paired)
 
 
 def _arrow(column: Column) -> str:

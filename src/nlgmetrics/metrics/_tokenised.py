@@ -48,6 +48,32 @@ def _token_list(value: Any, name: str) -> Tokens | None:
     return None
 
 
+def _phrase(tokens: Tokens) -> str | None:
+    """The first "token" that holds words separated by whitespace (a sentence where a token belongs), or None."""
+    for t in tokens:
+        if len(t.split()) > 1:
+            return t
+    return None
+
+
+def _check_no_phrases(tokens: Tokens, where: str, reference: bool) -> None:
+    """A token list whose items are sentences is ambiguous: refuse it, saying both readings."""
+    phrase = _phrase(tokens)
+    if phrase is None:
+        return
+    if reference:
+        raise InvalidInputError(
+            f"{where} is a list of strings, and {phrase[:40]!r} holds spaces: with tokenizer='none' it would be "
+            "read as ONE tokenised reference whose tokens are these strings. If they are reference texts, pass "
+            "tokenizer='whitespace' (or another tokenizer); if they are several references, give each as a token "
+            "list: [['the', 'cat'], ['a', 'cat']]"
+        )
+    raise InvalidInputError(
+        f"{where} is a list of strings, and {phrase[:40]!r} holds spaces: with tokenizer='none' each prediction is "
+        "a list of tokens. To score texts, pass tokenizer='whitespace' (or another tokenizer)"
+    )
+
+
 def _pretokenised(predictions: Any, references: Any, allow_empty: bool) -> tuple[list[Tokens], list[list[Tokens]]]:
     preds = _as_list(predictions, "predictions") if not isinstance(predictions, str) else None
     if preds is None:
@@ -78,6 +104,7 @@ def _pretokenised(predictions: Any, references: Any, allow_empty: bool) -> tuple
                 else ""
             )
             raise InvalidInputError(f"predictions[{i}] is {describe(p)}; expected a list of str tokens{hint}")
+        _check_no_phrases(tokens, f"predictions[{i}]", reference=False)
         hyps.append(tokens)
     out: list[list[Tokens]] = []
     for i, r in enumerate(refs):
@@ -95,6 +122,7 @@ def _pretokenised(predictions: Any, references: Any, allow_empty: bool) -> tuple
             )
         single = _token_list(r, "references")
         if single is not None:
+            _check_no_phrases(single, f"references[{i}]", reference=True)
             out.append([single])
             continue
         seg: list[Tokens] = []
@@ -105,6 +133,7 @@ def _pretokenised(predictions: Any, references: Any, allow_empty: bool) -> tuple
                     f"references[{i}][{j}] is {describe(x)}; expected a list of str tokens (a segment's references "
                     "are one token list or a list of token lists, not a mix)"
                 )
+            _check_no_phrases(tokens, f"references[{i}][{j}]", reference=True)
             seg.append(tokens)
         out.append(seg)
     return hyps, out

@@ -26,11 +26,12 @@ into a score; the presets pick one together with the tokenizer and smoothing of 
     closest-reference rule (a reference more than 9999 tokens away is never the closest).
 ``nmt`` (scale 0-1)
     tensorflow/nmt's ``compute_bleu(reference_corpus, translation_corpus, max_order, smooth)``
-    (``nmt/scripts/bleu.py``), which Hugging Face ``evaluate``'s ``bleu`` runs after its copy of sacrebleu's 13a
-    tokenizer (``evaluate.load("bleu").compute(predictions, references, max_order, smooth)``): the *shortest*
-    reference length, precisions ``matches / possible`` (0 for an order without n-grams), BLEU 0 when any
-    precision is 0, ``smoothing="add-one"`` for its ``smooth=True`` (``(m + 1) / (p + 1)`` from bigrams on, unigrams
-    unsmoothed), and ``BP = exp(1 - 1 / ratio)``.
+    (``nmt/scripts/bleu.py`` on its ``master``, 0be8642), which Hugging Face ``evaluate``'s ``bleu`` fetches as
+    ``nmt_bleu.py`` and runs after its copy of sacrebleu's 13a tokenizer
+    (``evaluate.load("bleu").compute(predictions, references, max_order, smooth)``): the *shortest* reference
+    length, precisions ``matches / possible`` (0 for an order without n-grams), BLEU 0 when any precision is 0,
+    ``smoothing="add-one"`` for its ``smooth=True`` (``(m + 1) / (p + 1)`` for every order, unigrams included),
+    and ``BP = exp(1 - 1 / ratio)``.
 ``torchmetrics`` (scale 0-1)
     torchmetrics' ``bleu_score`` / ``BLEUScore(n_gram, smooth, weights)`` (whitespace tokens) and, with a sacrebleu
     tokenizer, ``SacreBLEUScore(tokenize, lowercase)``: BLEU 0 as soon as one order has no match,
@@ -71,6 +72,7 @@ from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
+from ..text.coverage import warn_unsplit_cjk
 from ..text.mt_tokenize import (
     SACREBLEU_TOKENIZERS,
     SACREBLEU_VERSION,
@@ -598,7 +600,19 @@ def _native_13a(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: 
     return _columns(np.asarray(flat, dtype=np.int64).reshape(n_seg, orders), hyp, ref_len, refs, cfg, orders)
 
 
+#: tokenizers that split on spaces and punctuation only: Chinese and Japanese stay whole phrases
+_UNSPLIT_CJK = frozenset(("13a", "intl", "none", "whitespace", "perl-whitespace", "coco"))
+
+
+def _cjk_fix(japanese: bool) -> str:
+    if japanese:
+        return "use tokenizer='ja-mecab' (sacrebleu -tok ja-mecab, WMT's en-ja) or 'char'"
+    return "use tokenizer='zh' (sacrebleu -tok zh, WMT's en-zh) or 'char'"
+
+
 def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> StatsBatch[BLEUStats]:
+    if cfg.tokenizer in _UNSPLIT_CJK:
+        warn_unsplit_cjk("bleu", cfg.tokenizer, preds, refs, _cjk_fix)
     n_seg = len(preds)
     orders = max(cfg.order, _TAIL_ORDER) if cfg.needs_tail5 else cfg.order
     if _uses_native_13a(cfg):
@@ -919,11 +933,11 @@ def _nmt_arith(stats: BLEUStats, cfg: BLEUConfig) -> _Arith:
     add_one = cfg.smoothing == "add-one"
     precisions = [0.0] * n_max
     for i in range(n_max):
-        if add_one and i > 0:
+        if add_one:  # every order, unigrams included (tensorflow/nmt master, as HF evaluate runs it)
             precisions[i] = (matches[i] + 1.0) / (possible[i] + 1.0)
         elif possible[i] > 0:
             precisions[i] = float(matches[i]) / possible[i]
-    smoothed = list(range(2, n_max + 1)) if add_one else []
+    smoothed = list(range(1, n_max + 1)) if add_one else []
     weights = cfg.weights if cfg.weights is not None else (1.0 / n_max,) * n_max
     geo_mean = (
         math.exp(sum(w * math.log(p) for w, p in zip(weights, precisions, strict=True))) if min(precisions) > 0 else 0.0

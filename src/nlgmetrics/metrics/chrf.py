@@ -33,6 +33,7 @@ from ..algorithms.refcache import ReferenceCache, disk_cache_set
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
+from ..text.coverage import warn_unsplit_cjk
 from ..text.mt_tokenize import SACREBLEU_VERSION
 from .base import MAX_ORDER, Family, Result, check_integer, check_number
 
@@ -481,7 +482,13 @@ def _index_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tup
 NATIVE_CORPUS = True
 
 
+def _chrf_cjk_fix(japanese: bool) -> str:
+    return "its character n-grams are fine: use word_order=0 (chrF) for such text, or segment it into words first"
+
+
 def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
+    if cfg.word_order:
+        warn_unsplit_cjk("chrf", "chrF++ word", preds, refs, _chrf_cjk_fix)
     # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path. While numpy
     # is not loaded, a batch of any size takes the rows: importing numpy would cost a fresh process more than the
     # columns save it (the counts and the choice of reference are the same)

@@ -41,7 +41,6 @@ strings score 0 there) and Chinese and Japanese are split into characters. ``tok
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import math
 import os
@@ -54,6 +53,7 @@ from .._np import is_numpy_bool, is_numpy_number, loaded
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
+from ..text.coverage import flagged, warn_flagged
 from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
 from .base import MAX_WORKERS, Family, Result, check_number
 from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 SCORINGS = ("rouge-score", "rouge155", "pltrdy", "llamafactory")  # the last two: metrics/rouge_sets.py
-MULTI_REF = ("best", "average", "max-pr")
+MULTI_REF = ("best", "average", "max-pr", "mean")
 SENTENCE_SPLITS = ("newline", "rules", "auto")
 BOOTSTRAP_RNGS = ("generator", "legacy")
 DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -96,7 +96,9 @@ class RougeConfig:
 
     * ``rouge_types``: the types to compute, e.g. ``("rouge1", "rouge2", "rougeL", "rougeLsum")``.
     * ``tokenizer``: ``"unicode"`` (default), ``"rouge-score"``, ``"rouge155"`` or a registered tokenizer
-      (``"ja-mecab"``, ``"zh-jieba"``, ``"char"``, ...).
+      (``"ja-mecab"``, ``"zh-jieba"``, ``"char"``, ...); or a callable ``text -> tokens``, whose tokens are used as
+      they come (then stemmed with ``use_stemmer``): the signature records ``tok:callable:<module.name>`` and
+      building the config warns that the function's behaviour is not in it.
     * ``use_stemmer`` / ``stemmer``: stem tokens longer than 3 characters; ``"porter"`` (NLTK, rouge-score's),
       ``"rouge155"`` (WordNet exceptions + the script's Porter) or ``"rouge155-porter"``. Default: the one of
       the ``scoring``.
@@ -106,7 +108,8 @@ class RougeConfig:
       ``rougeL`` is the script's summary-level ROUGE-L, the same computation as ``rougeLsum``).
     * ``multi_ref``: ``"best"`` (rouge-score: best F per type; ROUGE-1.5.5 ``-f B``: best recall),
       ``"average"`` (ROUGE-1.5.5 ``-f A``: hits and counts pooled over the references) or ``"max-pr"``
-      (pycocoevalcap: the highest precision and the highest recall over the references, each on its own, then F).
+      (pycocoevalcap: the highest precision and the highest recall over the references, each on its own, then F)
+      or ``"mean"`` (torchmetrics' ``accumulate="avg"``: the mean of the per-reference precisions, recalls and F).
     * ``beta``: F-beta (recall weighted beta times as much as precision); ``alpha``: ROUGE-1.5.5's ``-p``,
       ``F = P R / ((1 - alpha) P + alpha R)``, which replaces beta when given.
     * ``sentence_split``: sentences for ``rougeLsum``: ``"newline"`` (one per line), ``"rules"`` (the built-in
@@ -122,7 +125,7 @@ class RougeConfig:
     """
 
     rouge_types: tuple[str, ...] = sig_field("types", DEFAULT_TYPES)
-    tokenizer: str = sig_field("tok", "unicode")
+    tokenizer: str = sig_field("tok", "unicode")  # or a text.registry.CallableTokenizer
     use_stemmer: bool = sig_field("stem", False)
     stemmer: str | None = sig_field("stemmer", None)
     remove_stopwords: bool = sig_field("stop", False)
@@ -154,7 +157,18 @@ class RougeConfig:
         if len(set(types)) != len(types):
             raise InvalidInputError(f"rouge_types lists a type twice: {list(types)}")
         object.__setattr__(self, "rouge_types", types)
-        if self.tokenizer not in BUILTIN_TOKENIZERS:
+        if not isinstance(self.tokenizer, str):
+            from ..text.registry import CallableTokenizer
+
+            if not callable(self.tokenizer):
+                raise InvalidInputError(f"tokenizer must be a registered name or a callable, got {self.tokenizer!r}")
+            if not isinstance(self.tokenizer, CallableTokenizer):
+                object.__setattr__(self, "tokenizer", CallableTokenizer(self.tokenizer))
+            warn(
+                f"rouge: tokenizer {self.tokenizer.name!r} is a Python callable; the signature records only its name "
+                f"({self.tokenizer}), not what it does: the numbers repeat only with the same function"
+            )
+        elif self.tokenizer not in BUILTIN_TOKENIZERS:
             from ..text import get_tokenizer
             from ..text.registry import check_tokenizer_name, public_tokenizers, resolve_ja_mecab
 
@@ -304,36 +318,27 @@ class RougeResult(Result):
 
 
 # ---------------------------------------------------------------------------------------------------- kernel
-def _where(preds: list[str], refs: ReferenceSets, k: int) -> str:
-    n = len(preds)
-    if k < n:
-        return f"predictions[{k}]"
-    flat = k - n
-    if refs.offsets is None:
-        return f"references[{flat}]"
-    seg = bisect.bisect_right(refs.offsets, flat) - 1
-    return f"references[{seg}][{flat - refs.offsets[seg]}]"
-
-
 def _warn_dropped(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> None:
     """Warn once per batch when an ASCII-only tokenizer drops most of the letters of a segment."""
     if cfg.tokenizer not in ("rouge-score", "rouge155"):
         return
-    if all(map(str.isascii, preds)) and all(map(str.isascii, refs.flat)):
-        return
-    texts = [*preds, *refs.flat]
     lower_first = cfg.tokenizer == "rouge-score"
-    bad = [k for k, t in enumerate(texts) if not t.isascii() and ascii_kept_fraction(t, lower_first=lower_first) < 0.5]
+    bad = flagged(preds, refs, lambda t: ascii_kept_fraction(t, lower_first=lower_first) < 0.5)
     if not bad:
         return
-    k = bad[0]
-    kept = ascii_kept_fraction(texts[k], lower_first=lower_first)
-    more = f"; {len(bad) - 1} more segment(s) lose most of their text too" if len(bad) > 1 else ""
-    warn(
-        f"rouge: the {cfg.tokenizer!r} tokenizer keeps only ASCII letters and digits; it drops "
-        f"{100 * (1 - kept):.0f}% of the letters and digits of {_where(preds, refs, k)} ({texts[k][:40]!r}){more}. "
-        "Scores of such text are meaningless (identical non-English texts score 0); use tokenizer='unicode' "
-        "(the default), 'ja-mecab' or 'zh-jieba'."
+    texts = [*preds, *refs.flat]
+    kept = ascii_kept_fraction(texts[bad[0]], lower_first=lower_first)
+    warn_flagged(
+        preds,
+        refs,
+        bad,
+        lambda first, more: (
+            f"rouge: the {cfg.tokenizer!r} tokenizer keeps only ASCII letters and digits; it drops "
+            f"{100 * (1 - kept):.0f}% of the letters and digits of {first}"
+            f"{f'; {more} more segment(s) lose most of their text too' if more else ''}. Scores of such text are "
+            "meaningless (identical non-English texts score 0); use tokenizer='unicode' (the default), 'ja-mecab' or "
+            "'zh-jieba'."
+        ),
     )
 
 

@@ -109,6 +109,8 @@ def _sentence_texts(texts: list[str], mode: str) -> list[str]:
 
 
 def _tokenizer_of(cfg: RougeConfig) -> str | Callable[[str], list[str]]:
+    if not isinstance(cfg.tokenizer, str):  # a callable (text.registry.CallableTokenizer): its tokens as they come
+        return cfg.tokenizer  # type: ignore[no-any-return]
     if cfg.tokenizer in ("unicode", "rouge-score", "rouge155"):
         return cfg.tokenizer
     from ..text import get_tokenizer
@@ -269,6 +271,8 @@ def rouge_columns(
     With a ``grid``, ``(segments, types, 6)``: each value ``v`` as ``hi`` (``v`` rounded to a multiple of
     ``1 / grid``) in the first three, and ``v - hi`` in the last three (both exact: ``hi + lo == v``). With ``rows``,
     a list with one tuple per segment instead, holding for each of those measures a tuple over the types."""
+    if cfg.multi_ref == "mean":
+        return _mean_over_references(preds, refs, cfg, grid, rows)
     prep = _prepared(cfg, grid)
     if prep.guards:
         _guard(prep, preds, refs)
@@ -298,3 +302,25 @@ def rouge_columns(
         lcs_refs,
         rows,
     )
+
+
+def _mean_over_references(preds: list[str], refs: ReferenceSets, cfg: RougeConfig, grid: float, rows: bool) -> Any:
+    """``multi_ref="mean"`` (torchmetrics' ``accumulate="avg"``): each reference scored on its own, then the mean of
+    the per-reference precisions, recalls and F (each averaged on its own; F is not recomputed from the means)."""
+    import numpy as np
+
+    from .._inputs import ReferenceSets
+
+    counts = refs.count_list()
+    pair_preds = [p for p, k in zip(preds, counts, strict=True) for _ in range(k)]
+    single = dataclasses.replace(cfg, multi_ref="best")  # one reference per pair: its own scores
+    values = np.asarray(rouge_columns(pair_preds, ReferenceSets(list(refs.flat)), single), dtype=np.float64)
+    starts = np.cumsum([0, *counts[:-1]], dtype=np.int64)
+    means = np.add.reduceat(values, starts, axis=0) / np.asarray(counts, dtype=np.float64)[:, None, None]
+    if not grid:
+        return means
+    hi = np.rint(means * grid) / grid
+    out = np.concatenate([hi, means - hi], axis=2)  # both exact: hi + low == value
+    if not rows:
+        return out
+    return [tuple(tuple(out[i, :, j].tolist()) for j in range(6)) for i in range(len(preds))]

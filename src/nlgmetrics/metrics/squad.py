@@ -162,29 +162,42 @@ class SquadResult(Result):
     average: Any = 0.0
     convention: str = ""
     scale: float = 100.0
+    #: The per-question F1 values summed left to right in input order, as the scripts add them (all questions, the
+    #: answerable ones, the unanswerable ones): :meth:`official` divides these, so that it gives the scripts' floats
+    #: to the last bit. Set by a call that saw the questions in order (the functions, ``load()``); a result from
+    #: merged or all-reduced statistics has ``None`` and :meth:`official` the exactly rounded sums.
+    script_sums: tuple[float, float, float] | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def headline_values(self) -> dict[str, float]:
         """``{"exact_match", "f1"}``: what the torch adapter's ``compute()`` returns (torchmetrics' ``squad`` keys)."""
         return {"exact_match": self.exact_match, "f1": self.f1}
 
     def official(self) -> dict[str, Any]:
-        """The output of the reference tool for these numbers, with its key names (and CMRC's ``%.3f``)."""
+        """The output of the reference tool for these numbers, with its key names (and CMRC's ``%.3f``): the
+        scripts' floats to the last bit when the result came from one call over the questions in order (see
+        ``script_sums``)."""
+        f1, has_f1, no_f1 = self.f1, self.has_ans_f1, self.no_ans_f1
+        if self.script_sums is not None:
+            total, has, no = self.script_sums
+            f1 = _ratio(self.scale, total, self.total)
+            has_f1 = _ratio(self.scale, has, self.has_ans_total) if self.has_ans_total else None
+            no_f1 = _ratio(self.scale, no, self.no_ans_total) if self.no_ans_total else None
         if self.convention == "squad-v1":
-            return {"exact_match": self.exact_match, "f1": self.f1}
+            return {"exact_match": self.exact_match, "f1": f1}
         if self.convention == "llm-jp-eval":
             return {"exact_match": self.exact_match, "char_f1": self.f1}
         if self.convention == "cmrc2018":
             return {
-                "AVERAGE": f"{self.average:.3f}",
-                "F1": f"{self.f1:.3f}",
+                "AVERAGE": f"{(self.exact_match + f1) * 0.5:.3f}",
+                "F1": f"{f1:.3f}",
                 "EM": f"{self.exact_match:.3f}",
                 "TOTAL": self.total,
             }
-        out: dict[str, Any] = {"exact": self.exact_match, "f1": self.f1, "total": self.total}
+        out: dict[str, Any] = {"exact": self.exact_match, "f1": f1, "total": self.total}
         if self.has_ans_total:
-            out.update(HasAns_exact=self.has_ans_exact, HasAns_f1=self.has_ans_f1, HasAns_total=self.has_ans_total)
+            out.update(HasAns_exact=self.has_ans_exact, HasAns_f1=has_f1, HasAns_total=self.has_ans_total)
         if self.no_ans_total:
-            out.update(NoAns_exact=self.no_ans_exact, NoAns_f1=self.no_ans_f1, NoAns_total=self.no_ans_total)
+            out.update(NoAns_exact=self.no_ans_exact, NoAns_f1=no_f1, NoAns_total=self.no_ans_total)
         if self.best_exact is not None:
             out.update(
                 best_exact=self.best_exact,
@@ -587,6 +600,9 @@ class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
     ) -> StatsBatch[SquadStats]:
         na_probs = self.check_inputs(inputs).get("na_probs")
         self.check_sources(sources, 0)
+        if isinstance(predictions, Mapping) and isinstance(references, Mapping):
+            # one question as a single SQuAD dict on each side, as torchmetrics' SQuAD and squad() accept
+            predictions, references = [predictions], [references]
         preds, refs, probs = check_qa_input(predictions, references, config, na_probs, allow_empty=allow_empty)
         if not preds:
             return self.empty_batch(config)
@@ -633,7 +649,27 @@ class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
         batch = self.batch_stats(predictions, references, config, sources=sources, **inputs)
         keep = segments or self.needs_segments(config)
         result = self.finalize(batch.total(), config, batch if keep else None)
-        return result if segments else dataclasses.replace(result, segments=None)
+        changes: dict[str, Any] = {} if segments else {"segments": None}
+        if config.convention in _SUMMED_IN_ORDER and len(batch):
+            changes["script_sums"] = _sums_in_order(batch)
+        return dataclasses.replace(result, **changes) if changes else result
+
+
+#: the conventions whose scripts add the per-question F1 left to right (``f1 += ...``, ``sum(scores.values())``);
+#: llm-jp-eval's ``statistics.mean`` is exactly rounded, torchmetrics adds in float32
+_SUMMED_IN_ORDER = frozenset(("squad-v1", "squad-v2", "jsquad", "cmrc2018"))
+
+
+def _sums_in_order(batch: StatsBatch[SquadStats]) -> tuple[float, float, float]:
+    """The per-question F1 values (after the no-answer threshold) summed left to right in input order, over all
+    questions and over the answerable and unanswerable ones: the SQuAD scripts' own float sums."""
+    f1 = batch.column("f1").tolist()
+    has = batch.column("has_ans").tolist()
+    return (
+        sum(f1),
+        sum(v for v, h in zip(f1, has, strict=True) if h),
+        sum(v for v, h in zip(f1, has, strict=True) if not h),
+    )
 
 
 SQUAD = SquadFamily(

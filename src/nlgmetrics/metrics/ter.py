@@ -36,6 +36,7 @@ from ..algorithms.ter import ter_edits
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
+from ..text.coverage import warn_unsplit_cjk
 from ..text.mt_tokenize import tercom_normalize
 from .base import MAX_WORKERS, Family, Result
 from .bleu import SACREBLEU_VERSION
@@ -171,7 +172,13 @@ def _all_edits(pairs: list[tuple[list[str], list[str]]], cfg: TERConfig) -> list
     return out
 
 
+def _ter_cjk_fix(japanese: bool) -> str:
+    return "use asian_support=True (sacrebleu --ter-asian-support; HF evaluate: support_zh_ja_chars=True)"
+
+
 def _ter_kernel(preds: list[str], refs: ReferenceSets, cfg: TERConfig) -> StatsBatch[TERStats]:
+    if not cfg.asian_support:
+        warn_unsplit_cjk("ter", "tercom", preds, refs, _ter_cjk_fix)
     hyp_words = _words(preds, cfg)
     ref_words = _words(refs.flat, cfg)
     counts = refs.counts().astype(np.int64)

@@ -23,6 +23,7 @@ from ..errors import UnknownOptionError, unknown_option
 
 __all__ = [
     "INTERNAL_PREFIXES",
+    "CallableTokenizer",
     "available_tokenizers",
     "check_tokenizer_name",
     "get_normalizer",
@@ -138,3 +139,37 @@ def get_tokenizer(name: str) -> Tokenizer:
 
 def get_normalizer(name: str) -> Normalizer:
     return _resolve("normalizer", name)
+
+
+class CallableTokenizer:
+    """A tokenizer given as a Python callable (torchmetrics' ``ROUGEScore(normalizer=..., tokenizer=...)``), its
+    tokens used as they come. A signature cannot say what a callable does: it records ``callable:<qualified name>``
+    (its module and name, never an address), and building a config with one warns that the number can be repeated
+    only with the same function."""
+
+    keeps_tokens = True
+
+    def __init__(self, function: Callable[[str], Any], name: str | None = None) -> None:
+        if not callable(function):
+            raise TypeError(f"a tokenizer must be a name or a callable, got {function!r}")
+        self.function = function
+        if name is None:
+            module = getattr(function, "__module__", None) or type(function).__module__
+            qual = getattr(function, "__qualname__", None) or type(function).__qualname__
+            name = f"{module}.{qual}"
+        self.name = name
+
+    def __call__(self, text: str) -> list[str]:
+        return list(self.function(text))
+
+    def __str__(self) -> str:
+        return f"callable:{self.name}"
+
+    def __repr__(self) -> str:
+        return f"CallableTokenizer({self.name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CallableTokenizer) and other.function is self.function and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((id(self.function), self.name))

@@ -50,15 +50,30 @@ def _submodule(name: str) -> Any:
 
 #: torchmetrics' own class names, served with its arguments, output types and numbers by
 #: :mod:`nlgmetrics.torch.names` (imported on first use; a test checks that both list the same names).
-TORCHMETRICS_NAMES = ("BLEUScore", "CHRFScore", "ROUGEScore", "SacreBLEUScore", "TranslationEditRate")
+TORCHMETRICS_NAMES = (
+    "BLEUScore",
+    "CHRFScore",
+    "CharErrorRate",
+    "ExtendedEditDistance",
+    "MatchErrorRate",
+    "ROUGEScore",
+    "SacreBLEUScore",
+    "TranslationEditRate",
+    "WordErrorRate",
+    "WordInfoLost",
+    "WordInfoPreserved",
+)
+#: the catalogue's adapters, by family (a family whose class name torchmetrics also uses keeps its own adapter here:
+#: ``nlgmetrics.torch.MatchErrorRate`` is torchmetrics' numbers, ``torch_class("mer")`` the family's default preset)
+_ADAPTERS: dict[str, Any] = {}
 
 __all__ = [
     "TorchMetric",
     "all_reduce_stats",
     "sync_metric",
     "torch_metric",
-    *sorted(e.cls for e in CATALOG.values() if e.cls),
-    *TORCHMETRICS_NAMES,
+    "torch_class",
+    *sorted({*(e.cls for e in CATALOG.values() if e.cls), *TORCHMETRICS_NAMES}),
 ]
 
 
@@ -67,20 +82,24 @@ def torch_class(name: str) -> type[TorchMetric]:
     entry = CATALOG[name]
     if entry.cls is None:
         raise AttributeError(f"the {name} family has no torchmetrics adapter")
-    existing = globals().get(entry.cls)
+    existing = _ADAPTERS.get(name)
     if existing is not None:
         return existing  # type: ignore[no-any-return]
     family = get_family(name)
     function = entry.functions[0] if entry.functions else name
+    # a name torchmetrics' table also serves is bound here under another one (``MatchErrorRate_mer``): the class
+    # pickles (DDP spawn, deepcopy) by the name it is found under in this module
+    qualname = entry.cls if entry.cls not in TORCHMETRICS_NAMES else f"{entry.cls}_{name}"
     cls = _submodule(".adapter").torch_metric(
         family,
-        entry.cls,
+        qualname,
         higher_is_better=family.higher_is_better,
         plot_bounds=family.bounds,
         doc=f"torchmetrics :func:`nlgmetrics.{function}`: {entry.help}.",
         module=__name__,
     )
-    globals()[entry.cls] = cls
+    _ADAPTERS[name] = cls
+    globals()[qualname] = cls
     return cls
 
 
@@ -94,7 +113,7 @@ def __getattr__(attr: str) -> Any:
         globals()[attr] = value
         return value
     for name, entry in CATALOG.items():
-        if entry.cls == attr:
+        if entry.cls == attr or (entry.cls in TORCHMETRICS_NAMES and attr == f"{entry.cls}_{name}"):
             return torch_class(name)
     raise AttributeError(f"module 'nlgmetrics.torch' has no attribute {attr!r}")
 

@@ -61,6 +61,10 @@ class TorchMetric(_TorchmetricsMetric):
     """
 
     family: ClassVar[Family[Any, Any, Any]]
+    # ``torch.jit.script(metric)`` (torchmetrics' own tests ask it of every metric) compiles a module's properties;
+    # ``stats`` builds a Python dataclass, which TorchScript cannot, so it is left out as torchmetrics leaves out its
+    # own. As with torchmetrics' text metrics, the scripted module exists but cannot update: strings are not tensors
+    __jit_unused_properties__: ClassVar[list[str]] = [*_TorchmetricsMetric.__jit_unused_properties__, "stats"]
     full_state_update: bool | None = False
     is_differentiable: bool | None = False
     higher_is_better: bool | None = None
