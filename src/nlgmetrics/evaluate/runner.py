@@ -658,9 +658,10 @@ def evaluate(
 
 class _StatsCache:
     """Per-segment statistics on disk (see :mod:`nlgmetrics._store`), one entry per (metric, system), keyed by
-    the metric's signature and options, the chunk size and content digests of every input. An entry is
-    verified before use (its manifest and digests, then its key, segment and chunk counts and every column's
-    shape); one that fails is rebuilt with a warning."""
+    the metric's signature (:meth:`Family.config_signature`: a model by its content digest, never a path), the
+    chunk size and content digests of every input. An entry is verified before use (its manifest and digests,
+    then its key, segment and chunk counts and every column's shape); one that fails is rebuilt with a
+    warning."""
 
     def __init__(
         self,
@@ -672,8 +673,6 @@ class _StatsCache:
         sys_sources: Mapping[str, Source],
         chunk_size: int,
     ) -> None:
-        from ..metrics.base import signature_of
-
         self.store = Store(root, max_bytes=max_bytes)
         self.chunk_size = chunk_size
         refs = [_digest(src) for src in ref_sources]
@@ -685,10 +684,11 @@ class _StatsCache:
             sys_digest, sys_count = _digest(src)
             self.expected[name] = sys_count if counts <= {sys_count} else None
             for spec in specs:
-                sig = signature_of(spec.family(), configs[spec.label])
-                self.keys[(spec.label, name)] = (
-                    f"stats|{sig}|{spec.key()!r}|chunk:{chunk_size}|refs:{refs_digest}|sys:{sys_digest}"
-                )
+                # what the result's signature shows, and nothing else: every setting that changes a number, a
+                # model by the digest of its content (its weights changed at the same path change the key), never
+                # a path (a moved input or model folder still hits)
+                sig = spec.family().config_signature(configs[spec.label])
+                self.keys[(spec.label, name)] = f"stats|{sig}|chunk:{chunk_size}|refs:{refs_digest}|sys:{sys_digest}"
 
     def _fields(self, family: Any, config: Any) -> dict[str, np.ndarray]:
         return family.empty_batch(config).columns  # type: ignore[no-any-return]

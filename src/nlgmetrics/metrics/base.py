@@ -344,6 +344,13 @@ class Family(Generic[C, S, R]):
     def needs_segments(self, config: C) -> bool:
         return getattr(config, "reduction", None) == "none"
 
+    def config_signature(self, config: C) -> str:
+        """The signature of ``config`` as results show it: every setting that changes a number, a local model
+        named by the digest of its content (never by its path). The evaluate cache keys its entries by it, so
+        anything that changes the signature, a model's weights included, changes the key. A family that names
+        something by content (BERTScore's model folder) overrides it, and its results carry the same string."""
+        return signature_of(self, config)
+
     def compute(
         self,
         predictions: Any,

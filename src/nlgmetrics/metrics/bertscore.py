@@ -456,11 +456,15 @@ class BERTScoreFamily(Family[BERTScoreConfig, BERTScoreStats, BERTScoreResult]):
         """A config whose ``idf=True`` means: idf over the references of the call (bert-score's ``score``)."""
         return super().make_config(preset, **options)
 
+    def config_signature(self, config: BERTScoreConfig) -> str:
+        """The settings, with a local model named by its folder name and the digest of its content."""
+        return _signature(config)
+
     def finalize(
         self, total: BERTScoreStats, config: BERTScoreConfig, batch: StatsBatch[BERTScoreStats] | None = None
     ) -> BERTScoreResult:
         result = super().finalize(total, config, batch)
-        changes: dict[str, Any] = {"hash": bertscore_hash(config), "signature": _signature(config)}
+        changes: dict[str, Any] = {"hash": bertscore_hash(config), "signature": self.config_signature(config)}
         if batch is not None and config.reduction == "none":
             per = self.formula(self.stats_cls(**batch.columns), config)  # type: ignore[arg-type]
             for name in ("precision", "recall", "f1"):

@@ -56,7 +56,7 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 
 from ..errors import InvalidInputError, MissingDependencyError
-from ..metrics.bertscore_models import load_config, load_pretrained, load_tokenizer, model_depth
+from ..metrics.bertscore_models import load_config, load_pretrained, load_tokenizer, model_depth, model_label
 
 __all__ = [
     "DTYPES",
@@ -496,13 +496,15 @@ def get_encoder(
     ``allow_download`` lets a model missing from the Hugging Face cache be downloaded."""
     if dtype not in DTYPES:
         raise InvalidInputError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
-    key = (model, num_layers, resolve_device(device), dtype, all_layers)
+    # a local folder by its content digest too: weights changed at the same path load again (the signature names
+    # the new digest, so its scores must come from the new weights)
+    key = (model, model_label(model), num_layers, resolve_device(device), dtype, all_layers)
     with _ENCODERS_LOCK:
         encoder = _ENCODERS.get(key)
         if encoder is not None:
             _ENCODERS.move_to_end(key)
             return encoder
-    encoder = Encoder(model, num_layers, key[2], dtype, all_layers, allow_download)
+    encoder = Encoder(model, num_layers, key[3], dtype, all_layers, allow_download)
     with _ENCODERS_LOCK:
         _ENCODERS[key] = encoder
         while len(_ENCODERS) > MAX_ENCODERS:
@@ -510,20 +512,21 @@ def get_encoder(
     return encoder
 
 
-_TOKENIZATIONS: collections.OrderedDict[str, Tokenization] = collections.OrderedDict()
+_TOKENIZATIONS: collections.OrderedDict[tuple[str, str], Tokenization] = collections.OrderedDict()
 
 
 def get_tokenization(model: str, *, allow_download: bool = False) -> Tokenization:
     """The :class:`Tokenization` of ``model`` (that of a loaded encoder when there is one)."""
+    label = model_label(model)
     with _ENCODERS_LOCK:
         for key, encoder in reversed(_ENCODERS.items()):
-            if key[0] == model:
+            if key[:2] == (model, label):
                 return encoder
-        found = _TOKENIZATIONS.get(model)
+        found = _TOKENIZATIONS.get((model, label))
     if found is None:
         found = Tokenization(model, allow_download)
         with _ENCODERS_LOCK:
-            _TOKENIZATIONS[model] = found
+            _TOKENIZATIONS[(model, label)] = found
             while len(_TOKENIZATIONS) > MAX_ENCODERS:
                 _TOKENIZATIONS.popitem(last=False)
     return found
