@@ -238,6 +238,18 @@ class Stats:
     signed_fields: ClassVar[frozenset[str]] = frozenset()
     #: Fields whose values are :class:`Carried` tables, mapped to their class.
     carried_fields: ClassVar[Mapping[str, type[Carried]]] = {}
+    #: Fields that do not add: ``+`` keeps one side's value (BLEU's last segment, for NLTK's smoothing 5 and 7).
+    kept_fields: ClassVar[frozenset[str]] = frozenset()
+    #: The field that counts the segments summed (one per segment). ``None``: ``count`` or ``n_segments`` when
+    #: the statistics have one; ``""``: none does. A loaded state's must equal its segment count.
+    segment_field: ClassVar[str | None] = None
+    #: Relations every sum of valid segment statistics keeps, ``(a, b)`` for ``a <= b``: ``b`` a field or a
+    #: number; element by element for tuples (a tuple against a number compares each element). Checked when a
+    #: state is loaded or merged (:meth:`inconsistency`), so a forged state cannot give an impossible score.
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = ()
+    #: Fields that sum one score per segment, mapped to that score's largest value: ``field <= value *
+    #: segments`` (the segments of :attr:`segment_field`).
+    per_segment_max: ClassVar[Mapping[str, float]] = {}
 
     def __add__(self: S, other: S) -> S:
         if type(other) is not type(self):
@@ -343,6 +355,74 @@ class Stats:
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def counting_field(cls) -> str | None:
+        """The field that counts segments (:attr:`segment_field`), or ``None``."""
+        if cls.segment_field is not None:
+            return cls.segment_field or None
+        names = cls.field_names()
+        return next((n for n in ("count", "n_segments") if n in names and n not in cls.carried_fields), None)
+
+    @classmethod
+    def inconsistency(cls, values: Mapping[str, Any], segments: Any) -> str | None:
+        """What makes ``values`` impossible as a sum of segment statistics, or ``None`` when nothing does.
+
+        ``values`` maps every field to its value (one sum; ``segments`` is then the number of segments in it, or
+        ``None`` when that is not known) or to a column of per-segment values (a numpy array with one row per
+        segment; ``segments`` is then ``1``).
+        Checked: a sum of no segment is zero; :attr:`segment_field` counts the segments; :attr:`at_most` and
+        :attr:`per_segment_max` hold (floats with a relative slack of 1e-6 for rounding)."""
+        import numpy as np
+
+        arrays: dict[str, Any] = {}
+        for name in cls.field_names():
+            value = values[name]
+            if name in cls.carried_fields:
+                continue
+            try:
+                arrays[name] = np.asarray(value)
+            except (OverflowError, ValueError):
+                return f"{name} is not a number or a list of numbers"
+            if arrays[name].dtype.kind not in "biuf":
+                return f"{name} is not a number or a list of numbers"
+        if isinstance(segments, int) and segments == 0:
+            for name in cls.field_names():
+                value = values[name]
+                filled = len(value) > 0 if name in cls.carried_fields and hasattr(value, "__len__") else False
+                if filled or (name in arrays and np.any(arrays[name] != 0)):
+                    return f"no segment was counted, but {name} is {_short(value)}"
+        counting = cls.counting_field()
+        if counting is not None and segments is not None and not np.all(arrays[counting] == segments):
+            return f"{counting} is {_short(values[counting])} for {segments} segment(s)"
+
+        def exceeds(small: Any, large: Any) -> bool:
+            if small.ndim == np.ndim(large) + 1:
+                large = np.asarray(large)[..., None]
+            if small.dtype.kind == "f" or np.asarray(large).dtype.kind == "f":
+                large = np.asarray(large, dtype=np.float64)
+                return bool(np.any(small > large + 1e-6 * np.abs(large) + 1e-9))
+            return bool(np.any(small > large))
+
+        for a, b in cls.at_most:
+            large = arrays[b] if isinstance(b, str) else b
+            if exceeds(arrays[a], large):
+                shown = f"{b} {_short(values[b])}" if isinstance(b, str) else repr(b)
+                return f"{a} {_short(values[a])} exceeds {shown}"
+        if cls.per_segment_max and (counting is not None or segments is not None):
+            n = arrays[counting] if counting is not None else np.asarray(segments)
+            for name, top in cls.per_segment_max.items():
+                if exceeds(arrays[name], n * top):
+                    return f"{name} {_short(values[name])} exceeds {top:g} per segment for {_short(n)} segment(s)"
+        return None
+
+
+def _short(value: Any) -> str:
+    """A value for a message, cut short."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def checked_carried(kind: type[Carried], value: Any, where: str) -> Any:

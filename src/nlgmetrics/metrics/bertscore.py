@@ -52,7 +52,7 @@ import re
 import struct
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -293,6 +293,10 @@ def bertscore_hash(cfg: BERTScoreConfig, model: str | None = None) -> str:
 class BERTScoreStats(Stats):
     """Sums of the raw (not rescaled) per-segment P, R and F; the number of segments; how many of them were empty
     (scored 0) and how many held a truncated text."""
+
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (("empty", "count"), ("truncated", "count"))
+    # a cosine similarity is at most 1; 1.01 leaves room for half-precision rounding
+    per_segment_max: ClassVar[Mapping[str, float]] = {"precision": 1.01, "recall": 1.01, "f1": 1.01}
 
     precision: float
     recall: float

@@ -47,7 +47,7 @@ import dataclasses
 import math
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -118,6 +118,9 @@ class PerplexityConfig:
 class PerplexityStats(Stats):
     """Sums over sequences: the negative log-likelihood of the counted targets (natural log), their number, the
     UTF-8 bytes of the sequences' text, the number of sequences and how many of them came with a byte count."""
+
+    segment_field: ClassVar[str | None] = "sequences"
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (("sequences_with_bytes", "sequences"),)
 
     nll: float
     tokens: int

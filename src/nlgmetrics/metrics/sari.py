@@ -49,9 +49,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets
 from .._np import loaded
@@ -96,6 +96,8 @@ class SARIConfig:
 class SARIStats(Stats):
     """Sums over segments of the segment SARI (0-1) and of its keep, delete and add parts (each the mean over
     the four orders), and the number of segments."""
+
+    per_segment_max: ClassVar[Mapping[str, float]] = {"sari": 1.0, "keep": 1.0, "delete": 1.0, "add": 1.0}
 
     sari: float
     keep: float

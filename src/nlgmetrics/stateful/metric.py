@@ -9,6 +9,7 @@ and the number of workers do not change the result.
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -122,7 +123,8 @@ class Metric(Generic[C, S, R]):
             return self._count
 
     def merge(self, *others: Metric[C, S, R]) -> Metric[C, S, R]:
-        """Add the states of ``others`` into this metric, in place, and return it."""
+        """Add the states of ``others`` (of the same class and configuration, each a possible sum of its
+        segments) into this metric, in place, and return it."""
         for other in others:
             if not isinstance(other, Metric) or type(other) is not type(self):
                 raise InvalidInputError(
@@ -138,6 +140,7 @@ class Metric(Generic[C, S, R]):
                 raise InvalidInputError("cannot merge a metric without per-segment state into one that keeps it")
             with other._lock:  # a snapshot of the other; never both locks at once (no lock-order deadlock)
                 total, parts, count = other._total, list(other._segments), other._count
+            self._check_total(total, count, f"the state of the merged {type(other).__name__}")
             with self._lock:
                 self._total = self._total + total
                 self._count += count
@@ -154,6 +157,7 @@ class Metric(Generic[C, S, R]):
         state: dict[str, Any] = {
             "family": self.family.name,
             "config": dataclasses.asdict(self.config),  # type: ignore[call-overload]
+            "signature": self.family.config_signature(self.config),
             "stats": total.to_dict(),
             "count": count,
         }
@@ -163,9 +167,11 @@ class Metric(Generic[C, S, R]):
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Replace the state with one from :meth:`state_dict`. Everything is checked first (family, config,
-        field names, types, lengths, shapes, signs, finiteness); a bad state raises
-        :class:`~nlgmetrics.errors.InvalidInputError` naming what is wrong and leaves this metric unchanged."""
+        """Replace the state with one from :meth:`state_dict`. Everything is checked first (family, config and
+        signature, field names, types, lengths, shapes, signs, finiteness, and that the statistics are a possible
+        sum of ``count`` segments: :meth:`~nlgmetrics.stats.Stats.inconsistency`, per segment too, and that the
+        segments add up to the total); a bad state raises :class:`~nlgmetrics.errors.InvalidInputError` naming
+        what is wrong and leaves this metric unchanged."""
         if not isinstance(state, dict):
             raise InvalidInputError(f"a state must be a dict from state_dict(), got {type(state).__name__}")
         if state.get("family") != self.family.name:
@@ -180,6 +186,14 @@ class Metric(Generic[C, S, R]):
             raise InvalidInputError(f"state['config'] does not fit {self.family.name}: {err}") from None
         if config != self.config:
             raise InvalidInputError(f"state was saved with {config}, this metric has {self.config}")
+        saved = state.get("signature")
+        if saved is not None:
+            ours = self.family.config_signature(self.config)
+            if not isinstance(saved, str) or _unversioned(saved) != _unversioned(ours):
+                raise InvalidInputError(
+                    f"state was saved with the signature {saved!r}, this metric's is {ours!r} (the same options, "
+                    "but something they name has changed, such as a model folder's weights)"
+                )
         if self.keep_segments and "segments" not in state:
             raise InvalidInputError(
                 "this metric keeps per-segment statistics, but the state was saved without them "
@@ -188,21 +202,48 @@ class Metric(Generic[C, S, R]):
         zero = self.family.zero(self.config)
         total = self.family.stats_cls.checked(state.get("stats"), template=zero, where="state['stats']")
         count = state.get("count")
-        if count is None:  # a state saved before the count was kept
-            count = 0 if total == zero else 1
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        if count is None:  # a state saved before the count was kept: the statistics' own count, if any
+            counting = self.family.stats_cls.counting_field()
+            count = getattr(total, counting) if counting is not None else (0 if total == zero else None)
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
             raise InvalidInputError(f"state['count'] must be a whole number >= 0, got {count!r}")
+        self._check_total(total, count, "state['stats']")
         segments: list[StatsBatch[S]] = []
         if self.keep_segments:
             batch = self._checked_columns(state["segments"])
-            if len(batch) != count and "count" in state:
+            if count is not None and len(batch) != count:
                 raise InvalidInputError(
                     f"state['segments'] holds {len(batch)} segments but state['count'] says {count}"
                 )
+            self._check_segments_total(batch, total)
             if len(batch):
                 segments.append(batch)
+        if count is None:
+            count = len(segments[0]) if segments else 1
         with self._lock:
             self._total, self._segments, self._count = total, segments, count
+
+    def _check_total(self, total: S, count: int | None, where: str) -> None:
+        """Raise naming what is impossible in ``total`` as the sum of ``count`` segments (``None``: unknown)."""
+        values = {name: getattr(total, name) for name in self.family.stats_cls.field_names()}
+        found = self.family.inconsistency(values, count, self.config)
+        if found is not None:
+            raise InvalidInputError(f"{where} is not a sum of {self.family.name} statistics: {found}")
+
+    def _check_segments_total(self, batch: StatsBatch[S], total: S) -> None:
+        """The per-segment columns add up to the summed statistics (floats up to rounding)."""
+        if not len(batch):
+            return
+        summed = batch.total()
+        for name in self.family.stats_cls.field_names():
+            if name in self.family.stats_cls.carried_fields or name in self.family.stats_cls.kept_fields:
+                continue
+            mine, theirs = getattr(summed, name), getattr(total, name)
+            pairs = zip(mine, theirs, strict=True) if isinstance(mine, tuple) else [(mine, theirs)]
+            if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in pairs):
+                raise InvalidInputError(
+                    f"state['segments'][{name!r}] adds up to {mine!r}, but state['stats'][{name!r}] is {theirs!r}"
+                )
 
     def _checked_columns(self, columns: Any) -> StatsBatch[S]:
         template = self.family.empty_batch(self.config).columns
@@ -236,9 +277,19 @@ class Metric(Generic[C, S, R]):
                 raise InvalidInputError(f"{where} must hold whole numbers (counts)")
             cols[k] = arr.astype(empty.dtype)
         try:
-            return StatsBatch(stats_cls, cols)
+            batch = StatsBatch(stats_cls, cols)
         except ValueError as err:
             raise InvalidInputError(f"state['segments']: {err}") from None
+        found = self.family.inconsistency(cols, 1, self.config)  # one segment per row
+        if found is not None:
+            raise InvalidInputError(f"state['segments'] holds a segment that is not possible: {found}")
+        return batch
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"
+
+
+def _unversioned(signature: str) -> str:
+    """A signature without its library version (a state saved by another release still loads)."""
+    head, sep, tail = signature.rpartition("|nlgmetrics:")
+    return head if sep and "|" not in tail else signature
