@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import __version__
 from .._inputs import relocate
-from .._store import EntryError, Store, parse_size
+from .._store import MAX_OPEN_WRITERS, EntryError, Store, parse_size
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
 from ..stats import CarriedColumn, StatsBatch
@@ -674,14 +674,18 @@ class _StatsCache:
         chunk_size: int,
     ) -> None:
         self.store = Store(root, max_bytes=max_bytes)
+        self._said_full = False
         self.chunk_size = chunk_size
         refs = [_digest(src) for src in ref_sources]
-        refs_digest = "+".join(d for d, _ in refs)
-        counts = {c for _, c in refs}
+        refs_digest = "+".join(d for d, _, _ in refs)
+        counts = {c for _, c, _ in refs}
+        #: bytes of every input: what a chunk's carried record (NIST's tables, CIDEr's records) is bounded by
+        self.input_bytes = sum(b for _, _, b in refs)
         self.keys: dict[tuple[str, str], str] = {}
         self.expected: dict[str, int | None] = {}
         for name, src in sys_sources.items():
-            sys_digest, sys_count = _digest(src)
+            sys_digest, sys_count, sys_bytes = _digest(src)
+            self.input_bytes += sys_bytes
             self.expected[name] = sys_count if counts <= {sys_count} else None
             for spec in specs:
                 # what the result's signature shows, and nothing else: every setting that changes a number, a
@@ -711,8 +715,9 @@ class _StatsCache:
                 default=1,
             )
             max_record = max_rows * max(widths, 1) * 8 + 4096
-            if carried:  # the bytes of tables or records: as large as the chunk's text, and more
-                max_record = max(max_record, _MAX_CARRIED_RECORD)
+            if carried:  # the bytes of tables or records: a few KiB per segment, and up to ~1000x the text
+                bound = max_rows * _CARRIED_PER_SEGMENT + _CARRIED_PER_BYTE * self.input_bytes
+                max_record = max(max_record, min(bound, _MAX_CARRIED_RECORD))
             entry = self.store.read("stats", key, max_record=max_record)
             if entry is None:
                 return None
@@ -725,7 +730,7 @@ class _StatsCache:
                 or not isinstance(rows, list)
                 or not all(isinstance(r, int) and not isinstance(r, bool) and 0 < r <= max_rows for r in rows)
                 or sum(rows) != expected
-                or entry.manifest.get("records") != len(rows) * len(fields)
+                or len(entry.manifest.get("records") or ()) != len(rows) * len(fields)
             ):
                 entry.close()
                 raise EntryError("its segment or chunk counts do not match the inputs")
@@ -759,6 +764,14 @@ class _StatsCache:
         try:
             writer = self.store.writer("stats", self.keys[(spec.label, name)])
         except OSError as err:
+            if self.store.open_writers >= MAX_OPEN_WRITERS:
+                if not self._said_full:
+                    self._said_full = True
+                    warn(
+                        f"more than {MAX_OPEN_WRITERS} (metric, system) pairs to cache: the first {MAX_OPEN_WRITERS} "
+                        "are cached in this run, the others in the next runs"
+                    )
+                return None
             warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
             return None
         return _CacheWrite(writer, sorted(self._fields(family, config)))
@@ -791,6 +804,10 @@ class _StatsCache:
 
 #: The largest record of carried bytes a cache entry may hold (a bound on what one read allocates).
 _MAX_CARRIED_RECORD = 1 << 30
+#: What a chunk's carried record may hold per segment and per byte of input (NIST's per-segment tables measure
+#: ~30 KiB for one-word segments and up to ~1,200x the text; CIDEr's records ~1.6x).
+_CARRIED_PER_SEGMENT = 64 << 10
+_CARRIED_PER_BYTE = 4096
 
 
 def _carried_column(kind: Any, array: np.ndarray, n_rows: int, field: str) -> CarriedColumn:
@@ -829,28 +846,31 @@ def _sizes(stats: Any) -> dict[str, int]:
     return {f: len(getattr(stats, f)) for f in type(stats).tuple_fields if isinstance(getattr(stats, f), tuple)}
 
 
-def _digest(source: Source) -> tuple[str, int]:
-    """A content digest of a source and its number of segments: its bytes for files, its values for lists."""
+def _digest(source: Source) -> tuple[str, int, int]:
+    """A content digest of a source, its number of segments and its size in bytes: its bytes for files, its
+    values for lists."""
     import hashlib
 
     h = hashlib.sha256()
     path = getattr(source, "path", None)
     if path is not None:
-        n, last = 0, b"\n"
+        n, last, size = 0, b"\n", 0
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
                 n += block.count(b"\n")
+                size += len(block)
                 last = block[-1:]
         h.update(f"|field:{getattr(source, 'field', '')}".encode())
-        return h.hexdigest(), n + (last != b"\n")
-    n = 0
+        return h.hexdigest(), n + (last != b"\n"), size
+    n = size = 0
     for value in source:
         data = json.dumps(value, ensure_ascii=True).encode("ascii")
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
         n += 1
-    return h.hexdigest(), n
+        size += len(data)
+    return h.hexdigest(), n, size
 
 
 def _columns(spec: MetricSpec, result: Any) -> list[tuple[str, str | None]]:
