@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError
@@ -199,11 +198,14 @@ class BERTScoreBaselineCommand(Command):
     def run(self, args: argparse.Namespace) -> int:
         import sys
 
+        from .._files import check_output
         from .io import CLIInputError, read_lines
+        from .main import input_options
         from .output import format_human, format_json
 
         options = {opt.name: getattr(args, f"opt_{opt.name}") for opt in self.options}
         config = self.configure(None, options)  # a bad option fails before the corpus is read
+        check_output(config[0], "--output", input_options(args))  # and a bad --output before anything is done
         corpus = read_lines(args.corpus, "--corpus")
         if len(corpus) == 0:
             raise CLIInputError(f"{corpus.label} is empty: a baseline needs a few thousand sentences")
@@ -222,15 +224,13 @@ class BERTScoreBaselineCommand(Command):
     def compute(
         self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
     ) -> Outcome:
+        from .._files import write_text
         from ..metrics.bertscore_baseline import compute_baseline
         from ..metrics.bertscore_models import model_label
 
         output, options = config
         table = compute_baseline(predictions, **options)
-        try:
-            Path(output).write_text(table.to_tsv(), encoding="utf-8")
-        except OSError as err:
-            raise InvalidInputError(f"cannot write the baseline to {output}: {err.strerror or err}") from None
+        write_text(output, table.to_tsv(), "--output")
         settings = {"model": table.model, "seed": table.seed, **{k: v for k, v in options.items() if k != "model"}}
         signature = build_signature(
             "bertscore-baseline", extra={"model": model_label(table.model), "seed": table.seed, "pairs": table.pairs}

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import __version__
+from .._files import check_output, write_output_file
 from .._inputs import relocate
 from ..errors import InvalidInputError, NlgMetricsError
 from .io import (
@@ -299,6 +300,12 @@ def run(args: argparse.Namespace) -> int:
             options[opt.name] = tuple(value) if isinstance(value, list) else value
     # the config first: a bad option fails before any file is read
     config = command.configure(getattr(args, "preset", None), options)
+    output = getattr(args, "table_output", None)
+    # before anything is read or scored: a directory, a missing folder or one of the inputs (a command's own
+    # --output too: bertscore-plot's PNG)
+    for target in (output, getattr(args, "opt_output", None)):
+        if target:
+            check_output(target, "--output", input_options(args))
     # a command with input files of its own layout (SQuAD's dataset + predictions JSON) reads them itself
     reader = getattr(command, "read_inputs", None)
     loaded = reader(args) if reader is not None else None
@@ -311,7 +318,6 @@ def run(args: argparse.Namespace) -> int:
         where = {"predictions": pred.locate, "references": ref_columns[0].locate if len(ref_columns) == 1 else None}
     sources = load_sources(args, command, len(predictions))
     extra = {} if sources is None else {"sources": sources}
-    output = getattr(args, "table_output", None)
     try:
         out = command.compute(predictions, references, config, args.per_segment or bool(output), **extra)
     except InvalidInputError as err:
@@ -320,11 +326,22 @@ def run(args: argparse.Namespace) -> int:
     if output:
         from .tables import write_output
 
-        write_output(out, output)
+        write_output_file(output, "--output", lambda path: write_output(out, path))
     text = (format_json if args.json else format_human)(command, out, args.per_segment)
     sys.stdout.write(text)
     sys.stdout.flush()
     return 0
+
+
+def input_options(args: argparse.Namespace) -> list[tuple[str, Any]]:
+    """The input files named on a command line, as ``(option, path)`` pairs (an output must be none of them)."""
+    named: list[tuple[str, Any]] = []
+    for option in ("pred", "ref", "src", "corpus", "config"):
+        value = getattr(args, option, None)
+        for path in value if isinstance(value, list) else [value]:
+            if isinstance(path, str):
+                named.append((f"--{option}", path))
+    return named
 
 
 def _error(message: str) -> int:
