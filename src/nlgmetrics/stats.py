@@ -357,6 +357,30 @@ class Stats:
         return tuple(f.name for f in dataclasses.fields(cls))
 
     @classmethod
+    def sum_of(cls: type[S], items: Sequence[S]) -> S:
+        """``items[0] + items[1] + ...``, with each :class:`Carried` field merged once over all the items
+        (``Carried.sum``) instead of pair by pair, which would copy a growing table at every step: what a
+        running sum of many updates needs to stay linear. Number fields add in order, as ``+`` adds them."""
+        if len(items) == 1:
+            return items[0]
+        if not cls.carried_fields or cls.kept_fields:
+            out = items[0]
+            for item in items[1:]:
+                out = out + item
+            return out
+        values: dict[str, Any] = {}
+        for name in cls.field_names():
+            column = [getattr(item, name) for item in items]
+            if name in cls.carried_fields:
+                values[name] = cls.carried_fields[name].sum(column)
+                continue
+            acc = column[0]
+            for value in column[1:]:
+                acc = _add(acc, value)
+            values[name] = acc
+        return cls(**values)
+
+    @classmethod
     def counting_field(cls) -> str | None:
         """The field that counts segments (:attr:`segment_field`), or ``None``."""
         if cls.segment_field is not None:

@@ -63,8 +63,25 @@ class Metric(Generic[C, S, R]):
     def reset(self) -> None:
         with self._lock:
             self._total: S = self.family.zero(self.config)
+            # the totals of updates not yet added in (families with carried tables: they are merged at once when
+            # the total is read, so that many updates cost what one does)
+            self._pending: list[S] = []
             self._segments: list[StatsBatch[S]] = []
             self._count = 0
+
+    def _add_total(self, total: S) -> None:
+        """Add ``total`` to the running sum (under the lock)."""
+        if self.family.stats_cls.carried_fields:
+            self._pending.append(total)
+        else:
+            self._total = self._total + total
+
+    def _settled(self) -> S:
+        """The running sum with every pending update added in (under the lock)."""
+        if self._pending:
+            self._total = self.family.stats_cls.sum_of([self._total, *self._pending])
+            self._pending = []
+        return self._total
 
     def update(self, predictions: Any, references: Any = None, *, sources: Any = None, **inputs: Any) -> None:
         """Add the statistics of a batch. An empty batch is allowed and changes nothing. ``sources`` only for a
@@ -80,7 +97,7 @@ class Metric(Generic[C, S, R]):
             return
         total = batch.total()
         with self._lock:
-            self._total = self._total + total
+            self._add_total(total)
             self._count += len(batch)
             if self.keep_segments:
                 self._segments.append(batch)
@@ -99,7 +116,7 @@ class Metric(Generic[C, S, R]):
         """The result over everything seen since the last ``reset()``. With no segment seen, a warning and the
         score of empty statistics (0)."""
         with self._lock:
-            total, parts, count = self._total, list(self._segments), self._count
+            total, parts, count = self._settled(), list(self._segments), self._count
         if count == 0:
             warn(
                 f"{type(self).__name__}.compute() was called before any segment was added (no update() since "
@@ -114,7 +131,7 @@ class Metric(Generic[C, S, R]):
     def stats(self) -> S:
         """The summed statistics so far."""
         with self._lock:
-            return self._total
+            return self._settled()
 
     @property
     def count(self) -> int:
@@ -139,10 +156,10 @@ class Metric(Generic[C, S, R]):
             if self.keep_segments and not other.keep_segments:
                 raise InvalidInputError("cannot merge a metric without per-segment state into one that keeps it")
             with other._lock:  # a snapshot of the other; never both locks at once (no lock-order deadlock)
-                total, parts, count = other._total, list(other._segments), other._count
+                total, parts, count = other._settled(), list(other._segments), other._count
             self._check_total(total, count, f"the state of the merged {type(other).__name__}")
             with self._lock:
-                self._total = self._total + total
+                self._add_total(total)
                 self._count += count
                 if self.keep_segments:
                     self._segments.extend(parts)
@@ -153,7 +170,7 @@ class Metric(Generic[C, S, R]):
         """The state as plain Python data: config, summed statistics, the number of segments and (if kept)
         per-segment columns."""
         with self._lock:
-            total, parts, count = self._total, list(self._segments), self._count
+            total, parts, count = self._settled(), list(self._segments), self._count
         state: dict[str, Any] = {
             "family": self.family.name,
             "config": dataclasses.asdict(self.config),  # type: ignore[call-overload]
@@ -221,7 +238,7 @@ class Metric(Generic[C, S, R]):
         if count is None:
             count = len(segments[0]) if segments else 1
         with self._lock:
-            self._total, self._segments, self._count = total, segments, count
+            self._total, self._pending, self._segments, self._count = total, [], segments, count
 
     def _check_total(self, total: S, count: int | None, where: str) -> None:
         """Raise naming what is impossible in ``total`` as the sum of ``count`` segments (``None``: unknown)."""
