@@ -27,19 +27,81 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-__all__ = ["Carried", "CarriedColumn", "Records", "Stats", "StatsBatch"]
+__all__ = ["Carried", "CarriedColumn", "Records", "RunningSum", "Stats", "StatsBatch"]
 
 S = TypeVar("S", bound="Stats")
 
 
 def _add(a: Any, b: Any) -> Any:
-    if isinstance(a, Carried):  # before the tuple case: Records are tuples that concatenate
+    if isinstance(a, (Carried, RunningSum)):  # before the tuple case: Records are tuples that concatenate
         return a + b
     if isinstance(a, tuple):
         if len(a) != len(b):
             raise ValueError(f"cannot add statistics of different shapes: {len(a)} vs {len(b)} entries")
         return tuple(x + y for x, y in zip(a, b, strict=False))
     return a + b
+
+
+class RunningSum:
+    """The exact partial sum of a :attr:`Stats.running_fields` field: floats added one after the other from 0.0,
+    as a reference script's running ``total += value`` adds them (SARI's), whose rounding depends on the order.
+
+    A sum that starts at the corpus start (``anchored``: :meth:`start`) holds its float so far; any other part
+    holds its values, in order. ``anchored + part`` adds the part's values one by one, and ``part + part``
+    concatenates them, so sums of chunks or partitions, merged in order, give the running sum of the whole input
+    bit for bit (:func:`float` folds what is pending from 0.0)."""
+
+    __slots__ = ("value", "values")
+
+    def __init__(self, value: float | None, values: Any = ()) -> None:
+        import numpy as np
+
+        self.value = value
+        self.values = np.asarray(values, dtype=np.float64).reshape(-1)
+
+    @classmethod
+    def start(cls) -> RunningSum:
+        """The running sum of nothing, at the corpus start."""
+        return cls(0.0)
+
+    @property
+    def anchored(self) -> bool:
+        return self.value is not None
+
+    def __add__(self, other: Any) -> RunningSum:
+        import numpy as np
+
+        if not isinstance(other, RunningSum):
+            return NotImplemented
+        if other.anchored:
+            if not self.anchored and not len(self.values):
+                return other
+            raise ValueError("a running sum that starts at the corpus start cannot follow another part")
+        if self.anchored:
+            return RunningSum(_fold(self.value, other.values))  # type: ignore[arg-type]
+        return RunningSum(None, np.concatenate([self.values, other.values]))
+
+    def __float__(self) -> float:
+        return _fold(self.value if self.anchored else 0.0, self.values)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunningSum):
+            return NotImplemented
+        return float(self) == float(other) and self.anchored == other.anchored
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RunningSum({self.value!r}, {len(self.values)} pending)"
+
+
+def _fold(start: float, values: Any) -> float:
+    """``start`` plus each of ``values`` in turn (``numpy.cumsum`` adds one value after the other)."""
+    import numpy as np
+
+    if not len(values):
+        return float(start)
+    return float(np.cumsum(np.concatenate([[start], values]))[-1])
 
 
 class Carried:
@@ -240,6 +302,9 @@ class Stats:
     carried_fields: ClassVar[Mapping[str, type[Carried]]] = {}
     #: Fields that do not add: ``+`` keeps one side's value (BLEU's last segment, for NLTK's smoothing 5 and 7).
     kept_fields: ClassVar[frozenset[str]] = frozenset()
+    #: Float fields whose corpus sum is a running sum, one segment after the other from 0.0, as the reference
+    #: script adds them (SARI's): their exact partial sums are :class:`RunningSum` values, not fractions.
+    running_fields: ClassVar[frozenset[str]] = frozenset()
     #: The field that counts the segments summed (one per segment). ``None``: ``count`` or ``n_segments`` when
     #: the statistics have one; ``""``: none does. A loaded state's must equal its segment count.
     segment_field: ClassVar[str | None] = None
@@ -278,8 +343,30 @@ class Stats:
                 values[f.name] = 0 if f.type in (int, "int") else 0.0
         return cls(**values)
 
+    @classmethod
+    def exact_zero(cls: type[S], **sizes: int) -> S:
+        """The neutral element of exact totals (:meth:`StatsBatch.exact_total`): float fields as the fraction 0,
+        :attr:`running_fields` as a running sum at the corpus start. Exact totals added to it in input order
+        give, rounded (:meth:`rounded`), what one call on the whole input gives."""
+        from fractions import Fraction
+
+        zero = cls.zero(**sizes)
+        values: dict[str, Any] = {}
+        for name in cls.field_names():
+            v = getattr(zero, name)
+            if name in cls.running_fields:
+                values[name] = RunningSum.start()
+            elif isinstance(v, float):
+                values[name] = Fraction(0)
+            elif isinstance(v, tuple):
+                values[name] = tuple(Fraction(0) if isinstance(x, float) else x for x in v)
+            else:
+                values[name] = v
+        return cls(**values)
+
     def rounded(self: S) -> S:
-        """The same statistics with exact (:class:`~fractions.Fraction`) fields rounded to the nearest float."""
+        """The same statistics with exact (:class:`~fractions.Fraction`, :class:`RunningSum`) fields rounded to
+        the nearest float."""
 
         from fractions import Fraction
 
@@ -288,7 +375,7 @@ class Stats:
                 return v
             if isinstance(v, tuple):
                 return tuple(rnd(x) for x in v)
-            return float(v) if isinstance(v, Fraction) else v
+            return float(v) if isinstance(v, (Fraction, RunningSum)) else v
 
         return type(self)(**{f.name: rnd(getattr(self, f.name)) for f in dataclasses.fields(self)})
 
@@ -656,17 +743,22 @@ class StatsBatch(Generic[S]):
         return self.cls(**{k: _column_sum(v) for k, v in self.columns.items()})
 
     def exact_total(self) -> S:
-        """The sum over all segments with float fields held exactly (as :class:`~fractions.Fraction`).
+        """The sum over all segments with float fields held exactly (as :class:`~fractions.Fraction`; the
+        :attr:`Stats.running_fields` as a :class:`RunningSum` of their values).
 
-        Exact totals of separate batches add to the exact total of their union, whatever the partitioning;
-        :meth:`Stats.rounded` turns the result into the same floats :meth:`total` gives on the whole data.
+        Exact totals of separate batches add to the exact total of their union, whatever the partitioning (for
+        running fields: added in input order); :meth:`Stats.rounded` turns the result into the same floats
+        :meth:`total` gives on the whole data.
         """
         import numpy as np
 
         out: dict[str, Any] = {}
+        running = self.cls.running_fields
         for k, v in self.columns.items():
             if isinstance(v, CarriedColumn):
                 out[k] = v.total()
+            elif k in running:
+                out[k] = RunningSum(None, v)
             elif v.dtype.kind != "f":
                 out[k] = _scalar(v.sum(axis=0))
             elif v.ndim == 1:

@@ -462,9 +462,10 @@ def evaluate(
             initargs=(index_dir, cache_max_bytes),
         )
     chunks: dict[tuple[str, str], list[dict[str, np.ndarray]]] = {(s.label, n): [] for s in specs for n in names}
-    # exact sums (fractions for float fields): how the segments are chunked cannot change a bit of the total
+    # exact sums (fractions for float fields, running sums in order): how the segments are chunked cannot change
+    # a bit of the total
     totals: dict[tuple[str, str], Any] = {
-        (s.label, n): families[s.label].zero(configs[s.label]) for s in specs for n in names
+        (s.label, n): _exact_zero(families[s.label], configs[s.label]) for s in specs for n in names
     }
     pending: deque[tuple[tuple[str, str], int, cf.Future[Any]]] = deque()
     limit = 4 * jobs * len(specs) * len(names)
@@ -571,7 +572,7 @@ def evaluate(
         persist_reference_indexes(previous_index_dir)
         if bar is not None:
             bar.close()
-    totals = {key: total.rounded() for key, total in totals.items()}
+    totals = {key: _settle(total).rounded() for key, total in totals.items()}
 
     from ..metrics.significance import bootstrap_ci_from_stats, paired_test_from_stats
 
@@ -734,7 +735,7 @@ class _StatsCache:
             ):
                 entry.close()
                 raise EntryError("its segment or chunk counts do not match the inputs")
-            total = family.zero(config)
+            total = _exact_zero(family, config)
             kept: list[dict[str, Any]] = []
             arrays = entry.arrays()
             for n_rows in rows:
@@ -758,7 +759,7 @@ class _StatsCache:
             warn(f"cache entry {self.store.path('stats', key)} failed verification ({reason}); recomputing it")
             self.store.discard("stats", key)
             return None
-        return total, kept, expected
+        return _settle(total), kept, expected
 
     def writer(self, spec: MetricSpec, name: str, family: Any, config: Any) -> _CacheWrite | None:
         try:
@@ -835,15 +836,25 @@ class _CacheWrite:
         self.writer.abort()
 
 
+def _exact_zero(family: Any, config: Any) -> Any:
+    """Where a (metric, system)'s exact total starts: :meth:`Stats.exact_zero` (fractions and running sums; a
+    float 0.0 would make every later addition round). A family that carries a table starts a list of parts,
+    merged once by :func:`_settle` (adding each chunk's table to the running one would copy it every time)."""
+    zero = family.stats_cls.exact_zero(**(family.stats_sizes(config) if family.stats_sizes else {}))
+    return [zero] if family.stats_cls.carried_fields else zero
+
+
 def _add_exact(total: Any, part: Any) -> Any:
-    """``total + part`` for exact totals (:meth:`StatsBatch.exact_total`). The running total starts as the
-    family's zero, whose float fields are floats: ``0.0 + Fraction`` would round to a float, so the first part
-    replaces the zero instead of being added to it."""
-    return part if total == type(total).zero(**_sizes(total)) else total + part
+    """``total + part`` for exact totals (:meth:`StatsBatch.exact_total`), in input order."""
+    if isinstance(total, list):
+        total.append(part)
+        return total
+    return total + part
 
 
-def _sizes(stats: Any) -> dict[str, int]:
-    return {f: len(getattr(stats, f)) for f in type(stats).tuple_fields if isinstance(getattr(stats, f), tuple)}
+def _settle(total: Any) -> Any:
+    """The exact total itself (the parts of a family that carries a table merged once)."""
+    return type(total[0]).sum_of(total) if isinstance(total, list) else total
 
 
 def _digest(source: Source) -> tuple[str, int, int]:
