@@ -80,6 +80,8 @@ def _quiet() -> dict[str, Any]:
 class BERTScoreCommand(FamilyCommand):
     """``nlgmetrics bertscore``: the family's corpus config, so ``--idf`` means idf over the references given."""
 
+    streams: bool = False  # read whole: see FamilyCommand.streams
+
     def _argument(self, opt: Opt) -> dict[str, Any]:
         if opt.name == "progress":
             return _quiet()

@@ -130,6 +130,8 @@ def _load_npy(path: str, option: str) -> np.ndarray:
 class PerplexityCommand(FamilyCommand):
     """The ``perplexity`` subcommand: it reads log-probabilities (or logits), not text."""
 
+    streams: bool = False  # read whole: see FamilyCommand.streams
+
     standalone: bool = True
 
     def add_all_arguments(self, parser: argparse.ArgumentParser) -> None:

@@ -40,6 +40,7 @@ from .io import (
 )
 from .output import format_human, format_json
 from .registry import COMMANDS, Command
+from .stream import stream_run, streamable
 
 __all__ = ["build_parser", "main"]
 
@@ -310,6 +311,12 @@ def run(args: argparse.Namespace) -> int:
     reader = getattr(command, "read_inputs", None)
     loaded = reader(args) if reader is not None else None
     where: dict[str, Callable[[int], str] | None] = {}
+    segments = args.per_segment or bool(output)
+    if loaded is None and streamable(args, command):
+        # plain text or JSON Lines: read and scored chunk by chunk (memory flat in the input's length)
+        out = stream_run(args, command, config, segments)
+        _write_out(args, command, out, output)
+        return 0
     if loaded is not None:
         predictions, references = loaded
     else:
@@ -319,10 +326,16 @@ def run(args: argparse.Namespace) -> int:
     sources = load_sources(args, command, len(predictions))
     extra = {} if sources is None else {"sources": sources}
     try:
-        out = command.compute(predictions, references, config, args.per_segment or bool(output), **extra)
+        out = command.compute(predictions, references, config, segments, **extra)
     except InvalidInputError as err:
         # the kernel names predictions[i]: name the file and the line instead
         raise InvalidInputError(relocate(str(err), where)) from None
+    _write_out(args, command, out, output)
+    return 0
+
+
+def _write_out(args: argparse.Namespace, command: Command, out: Any, output: str | None) -> None:
+    """``--output``'s table, then the text or JSON on standard output."""
     if output:
         from .tables import write_output
 
@@ -330,7 +343,6 @@ def run(args: argparse.Namespace) -> int:
     text = (format_json if args.json else format_human)(command, out, args.per_segment)
     sys.stdout.write(text)
     sys.stdout.flush()
-    return 0
 
 
 def input_options(args: argparse.Namespace) -> list[tuple[str, Any]]:
