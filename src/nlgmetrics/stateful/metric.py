@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import threading
+import weakref
 from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
@@ -34,7 +36,10 @@ class Metric(Generic[C, S, R]):
 
     One instance may be shared between threads: ``update``, ``merge``, ``compute``, ``reset`` and the state
     methods take the instance's lock around the state (the statistics of a batch are computed outside it, so
-    threads still score in parallel where the kernel releases the GIL), and no update is ever lost.
+    threads still score in parallel where the kernel releases the GIL), and no update is ever lost. A process
+    forked while another thread holds that lock (inside ``update``) gets a fresh lock in the child
+    (``os.register_at_fork``), so the child never waits for a thread it does not have; it has the state as the
+    fork found it.
 
     ``compute()`` before any segment was added (after construction or ``reset()``) warns and returns the
     formula on empty statistics (a score of 0; WIP's formula gives 1), for every metric alike.
@@ -46,6 +51,7 @@ class Metric(Generic[C, S, R]):
         self.config: C = self.family.make_config(preset, **options)
         self.keep_segments = keep_segments or self.family.needs_segments(self.config)
         self._lock = threading.RLock()
+        _INSTANCES.add(self)
         self.reset()
 
     # ------------------------------------------------------------------ pickling (the lock stays behind)
@@ -58,6 +64,7 @@ class Metric(Generic[C, S, R]):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.RLock()
+        _INSTANCES.add(self)
 
     # ------------------------------------------------------------------ state
     def reset(self) -> None:
@@ -304,6 +311,21 @@ class Metric(Generic[C, S, R]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"
+
+
+#: Every live instance, so that a forked child can give each a fresh lock.
+_INSTANCES: weakref.WeakSet[Metric[Any, Any, Any]] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """In a forked child only the forking thread runs: a lock another thread held at the fork would never be
+    released, and the child's next ``update`` would wait forever. Every instance gets a new lock."""
+    for metric in list(_INSTANCES):
+        metric._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _unversioned(signature: str) -> str:

@@ -47,6 +47,7 @@ import collections
 import dataclasses
 import itertools
 import math
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -481,6 +482,18 @@ class Encoder(Tokenization):
 
 _ENCODERS: collections.OrderedDict[tuple[Any, ...], Encoder] = collections.OrderedDict()
 _ENCODERS_LOCK = threading.Lock()
+
+
+def _new_locks_in_child() -> None:
+    """A forked child gets fresh locks (one held by another thread at the fork would never be released there)."""
+    global _ENCODERS_LOCK
+    _ENCODERS_LOCK = threading.Lock()
+    for encoder in list(_ENCODERS.values()):
+        encoder.lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_locks_in_child)
 
 
 def get_encoder(
