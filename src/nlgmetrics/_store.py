@@ -93,6 +93,8 @@ def parse_size(value: Any, option: str = "--cache-max-size") -> int:
         if m is None:
             raise InvalidInputError(f"{option} must be a size such as 500M or 4G, got {value!r}")
         number, unit = float(m.group(1)), m.group(2).upper()
+    if not number * 1024 ** " KMGT".index(unit or " ") < 2**63:  # also inf, from more digits than a float holds
+        raise InvalidInputError(f"{option} must be a size below 8E (2**63 bytes), got {value!r:.40}")
     size = int(number * 1024 ** " KMGT".index(unit or " "))
     if size <= 0:
         raise InvalidInputError(f"{option} must be larger than 0, got {value!r}")

@@ -283,6 +283,11 @@ class CarriedColumn:
     def from_bytes(cls, kind: type[Carried], data: bytes) -> CarriedColumn:
         return CarriedColumn(kind, kind.from_bytes(data))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # as its values' bytes: a column built lazily holds a kernel's closure, which does not pickle (the
+        # statistics an evaluate worker process sends back)
+        return (CarriedColumn.from_bytes, (self.kind, self.to_bytes()))
+
 
 class Stats:
     """Base class of additive, immutable per-segment or corpus statistics: each family's statistics are a frozen

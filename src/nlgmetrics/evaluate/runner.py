@@ -33,7 +33,7 @@ from .._store import MAX_OPEN_WRITERS, EntryError, Store, parse_size
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
 from ..stats import CarriedColumn, StatsBatch
-from .sources import Memory, Source, chunked_rows, open_source
+from .sources import JsonlField, Lines, Memory, Source, chunked_rows, open_source
 from .spec import MetricSpec, parse_metrics
 
 __all__ = ["Column", "Evaluation", "SystemScore", "evaluate"]
@@ -431,6 +431,12 @@ def evaluate(
     src_sources = [] if sources is None else [_source_column(sources, src_field)]
     need_segments = keep_segments or bootstrap > 0 or (baseline is not None and test is not None)
     cache_max_bytes = None if cache_max_size is None else parse_size(cache_max_size)
+    if cache_max_bytes is not None and cache_dir is None:
+        # an error, not a silent no-op: the budget would be taken as applied while nothing is cached at all
+        raise InvalidInputError(
+            "cache_max_size (--cache-max-size) is the budget of a cache directory: give the directory too "
+            "(cache_dir=, --cache DIR), or drop the size"
+        )
     families = {s.label: s.family() for s in specs}
     configs = {s.label: s.config() for s in specs}
 
@@ -858,15 +864,14 @@ def _settle(total: Any) -> Any:
 
 
 def _digest(source: Source) -> tuple[str, int, int]:
-    """A content digest of a source, its number of segments and its size in bytes: its bytes for files, its
-    values for lists."""
+    """A content digest of a source, its number of segments and its size in bytes: its bytes for a text or JSON
+    Lines file, its values for lists and tables."""
     import hashlib
 
     h = hashlib.sha256()
-    path = getattr(source, "path", None)
-    if path is not None:
+    if isinstance(source, (Lines, JsonlField)):  # a text file, one segment per line: its bytes
         n, last, size = 0, b"\n", 0
-        with open(path, "rb") as fh:
+        with open(source.path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
                 n += block.count(b"\n")
@@ -874,6 +879,8 @@ def _digest(source: Source) -> tuple[str, int, int]:
                 last = block[-1:]
         h.update(f"|field:{getattr(source, 'field', '')}".encode())
         return h.hexdigest(), n + (last != b"\n"), size
+    # values in memory, or read already: a table's column (Parquet, CSV), digested by its rows, not by its file's
+    # bytes and lines (a CSV's header and quoted newlines, Parquet's binary) so that a rerun finds its entry
     n = size = 0
     for value in source:
         data = json.dumps(value, ensure_ascii=True).encode("ascii")
