@@ -30,6 +30,8 @@ SRCS = [sentence() for _ in range(N)]
 COMMANDS = [
     ("bleu", []),
     ("bleu", ["--preset", "nltk", "--smoothing", "method7"]),
+    ("bleu", ["--confidence", "20"]),
+    ("rouge", ["--bootstrap-samples", "20"]),
     ("chrf", ["--preset", "chrf++"]),
     ("ter", []),
     ("rouge", []),
