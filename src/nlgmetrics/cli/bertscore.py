@@ -201,8 +201,7 @@ class BERTScoreBaselineCommand(Command):
         import sys
 
         from .._files import check_output
-        from .io import CLIInputError, read_lines
-        from .main import input_options
+        from .io import CLIInputError, input_options, read_lines
         from .output import format_human, format_json
 
         options = {opt.name: getattr(args, f"opt_{opt.name}") for opt in self.options}

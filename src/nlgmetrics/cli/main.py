@@ -28,10 +28,14 @@ from .._inputs import relocate
 from ..errors import InvalidInputError, NlgMetricsError
 from .io import (
     DOCVQA_FIELDS,
+    PRED_FIELD,
+    REF_FIELDS,
+    SRC_FIELD,
     CLIInputError,
     Column,
     check_references,
     check_text,
+    input_options,
     looks_like_docvqa,
     read_docvqa,
     read_jsonl,
@@ -44,9 +48,6 @@ from .stream import stream_run, streamable
 
 __all__ = ["build_parser", "main"]
 
-PRED_FIELD = "prediction"
-SRC_FIELD = "source"
-REF_FIELDS = ("references", "reference")
 FORMATS = ("auto", "text", "jsonl", "parquet", "csv", "lm-eval", "lighteval", "docvqa")
 
 _EPILOG = """\
@@ -343,17 +344,6 @@ def _write_out(args: argparse.Namespace, command: Command, out: Any, output: str
     text = (format_json if args.json else format_human)(command, out, args.per_segment)
     sys.stdout.write(text)
     sys.stdout.flush()
-
-
-def input_options(args: argparse.Namespace) -> list[tuple[str, Any]]:
-    """The input files named on a command line, as ``(option, path)`` pairs (an output must be none of them)."""
-    named: list[tuple[str, Any]] = []
-    for option in ("pred", "ref", "src", "corpus", "config"):
-        value = getattr(args, option, None)
-        for path in value if isinstance(value, list) else [value]:
-            if isinstance(path, str):
-                named.append((f"--{option}", path))
-    return named
 
 
 def _error(message: str) -> int:

@@ -24,9 +24,18 @@ from typing import Any
 from .._files import iter_lines
 from .._inputs import _INDEX, relocate
 from ..errors import InvalidInputError, warn
-from ..evaluate.runner import _add_exact, _exact_zero, _settle
 from .command import FamilyCommand, Outcome
-from .io import CLIInputError, _pick, check_references, check_text, display_name, jsonl_objects
+from .io import (
+    PRED_FIELD,
+    REF_FIELDS,
+    SRC_FIELD,
+    CLIInputError,
+    _pick,
+    check_references,
+    check_text,
+    display_name,
+    jsonl_objects,
+)
 
 __all__ = ["CHUNK", "stream_run", "streamable"]
 
@@ -100,7 +109,6 @@ def _jsonl_fields(path: str, option: str, fields: Sequence[tuple[Sequence[str], 
 def _rows(args: argparse.Namespace, command: Any) -> tuple[_File, list[_File], _File | None, Iterator[tuple[Any, ...]]]:
     """The predictions file, the reference files, the sources file (or ``None``) and an iterator of their rows
     ``(prediction, reference per file..., source?)``, which raises the whole-file readers' errors."""
-    from .main import PRED_FIELD, REF_FIELDS, SRC_FIELD
 
     pred_names = [args.pred_field] if args.pred_field else [PRED_FIELD]
     ref_names = [args.ref_field] if args.ref_field else list(REF_FIELDS)
@@ -178,7 +186,7 @@ def stream_run(args: argparse.Namespace, command: Any, config: Any, segments: bo
     family = command.metric()
     cfg = command.family_config(config)
     keep = command.keeps_batch(config, segments)
-    total = _exact_zero(family, cfg)
+    total: Any = None  # the exact running total, from the second chunk on (an input of one chunk is one call)
     batches: list[Any] = []
     said: set[str] = set()
     offset = 0
@@ -198,6 +206,10 @@ def stream_run(args: argparse.Namespace, command: Any, config: Any, segments: bo
                 raise InvalidInputError(relocate(str(err), where)) from None
         if not chunk:
             break
+        if total is None:  # numpy and the exact sums: only for an input of more than one chunk
+            from ..evaluate.runner import _add_exact, _exact_zero, _settle
+
+            total = _exact_zero(family, cfg)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
