@@ -23,8 +23,8 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
-from typing import IO
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any
 
 from .errors import InvalidInputError
 
@@ -41,6 +41,7 @@ __all__ = [
     "read_text",
     "spool",
     "utf8_safe",
+    "write_output_file",
     "write_text",
 ]
 
@@ -243,19 +244,51 @@ def _alive(pid: int) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- outputs
-def check_output(path: str | os.PathLike[str], option: str) -> str:
+def check_output(
+    path: str | os.PathLike[str], option: str, inputs: Sequence[tuple[str, Any]] = (), outputs: Sequence[Any] = ()
+) -> str:
     """``path`` as a string once a file can be written there (checked before any work is done); otherwise raise
-    :class:`InputFileError` naming ``option`` and the path."""
+    :class:`InputFileError` naming ``option`` and the path. ``inputs`` are the run's inputs as ``(option, path)``
+    pairs, ``outputs`` its other outputs: an output that is one of them (the same file, by device and inode,
+    through any link) is refused, so a run never overwrites what it reads."""
     name = os.fspath(path)
-    parent = os.path.dirname(os.path.abspath(name))
     if os.path.isdir(name):
         raise InputFileError(f"cannot write {option} {name}: Is a directory")
+    # where the file will be: through a link (a dangling one too) to its target
+    target = os.path.realpath(name) if os.path.islink(name) else name
+    parent = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(parent):
         missing = "No such directory" if not os.path.lexists(parent) else "Not a directory"
-        raise InputFileError(f"cannot write {option} {name}: {missing}: {os.path.dirname(name) or parent}")
-    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputFileError(f"cannot write {option} {name}: {missing}: {os.path.dirname(target) or parent}")
+    if not os.path.exists(name) and not os.access(parent, os.W_OK | os.X_OK):
         raise InputFileError(f"cannot write {option} {name}: Permission denied")
+    exists = os.path.exists(name)
+    if exists and not os.access(name, os.W_OK):
+        raise InputFileError(f"cannot write {option} {name}: Permission denied")
+    for what, other in [*inputs, *((None, o) for o in outputs)]:
+        if other is None or not isinstance(other, (str, os.PathLike)) or os.fspath(other) == STDIN:
+            continue
+        try:  # the same file by device and inode, or (not made yet) the same resolved path
+            same = os.path.samefile(name, other) if exists else os.path.realpath(name) == os.path.realpath(other)
+        except (OSError, ValueError):
+            continue
+        if same and what is None:
+            raise InputFileError(f"cannot write {option} {name}: another output of this run is the same file")
+        if same:
+            raise InputFileError(
+                f"cannot write {option} {name}: it is the input {what} {os.fspath(other)} (it would be overwritten)"
+            )
     return name
+
+
+def write_output_file(path: str | os.PathLike[str], option: str, write: Callable[[str], None]) -> None:
+    """Run ``write(path)`` (a writer that opens ``path`` itself), naming ``option`` and the path in the error
+    of a failed write instead of a traceback."""
+    name = os.fspath(path)
+    try:
+        write(name)
+    except OSError as err:
+        raise InputFileError(f"cannot write {option} {name}: {err.strerror or err}") from None
 
 
 def utf8_safe(text: str) -> str:
@@ -268,18 +301,36 @@ def utf8_safe(text: str) -> str:
 
 
 def write_text(path: str | os.PathLike[str], text: str, option: str) -> None:
-    """Write ``text`` (UTF-8; lone surrogates as U+FFFD) to ``path`` atomically: a temporary file in the same
-    directory renamed into place, so ``path`` is never left empty or half written."""
+    """Write ``text`` (UTF-8; lone surrogates as U+FFFD) to ``path`` as a program is expected to: a regular file
+    (through a symbolic link, its target) is replaced atomically, a temporary file in its directory renamed into
+    place with the old file's permissions, so it is never left empty or half written; anything else (a FIFO, a
+    device such as ``/dev/stdout``) is opened and written, never replaced by a regular file."""
     name = check_output(path, option)
     data = utf8_safe(text).encode("utf-8")
-    directory = os.path.dirname(os.path.abspath(name))
-    tmp = os.path.join(directory, f".{os.path.basename(name)}.{os.getpid()}-{secrets.token_hex(4)}.part")
     try:
-        # created like any new file (mode 0666 less the umask), unlike mkstemp's 0600
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        info: os.stat_result | None = os.stat(name)
+    except OSError:
+        info = None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        try:
+            with open(name, "wb") as fh:
+                fh.write(data)
+        except OSError as err:
+            raise InputFileError(f"cannot write {option} {name}: {err.strerror or err}") from None
+        return
+    target = os.path.realpath(name) if os.path.islink(name) else name
+    directory = os.path.dirname(os.path.abspath(target))
+    tmp = os.path.join(directory, f".{os.path.basename(target)}.{os.getpid()}-{secrets.token_hex(4)}.part")
+    try:
+        # created like any new file (mode 0666 less the umask), unlike mkstemp's 0600; an existing file keeps its
+        # permissions
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.replace(tmp, name)
+            if info is not None:
+                with contextlib.suppress(OSError, AttributeError):  # (no fchmod on Windows)
+                    os.fchmod(fh.fileno(), stat.S_IMODE(info.st_mode))
+        os.replace(tmp, target)
     except BaseException as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -27,19 +27,81 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-__all__ = ["Carried", "CarriedColumn", "Records", "Stats", "StatsBatch"]
+__all__ = ["Carried", "CarriedColumn", "Records", "RunningSum", "Stats", "StatsBatch"]
 
 S = TypeVar("S", bound="Stats")
 
 
 def _add(a: Any, b: Any) -> Any:
-    if isinstance(a, Carried):  # before the tuple case: Records are tuples that concatenate
+    if isinstance(a, (Carried, RunningSum)):  # before the tuple case: Records are tuples that concatenate
         return a + b
     if isinstance(a, tuple):
         if len(a) != len(b):
             raise ValueError(f"cannot add statistics of different shapes: {len(a)} vs {len(b)} entries")
         return tuple(x + y for x, y in zip(a, b, strict=False))
     return a + b
+
+
+class RunningSum:
+    """The exact partial sum of a :attr:`Stats.running_fields` field: floats added one after the other from 0.0,
+    as a reference script's running ``total += value`` adds them (SARI's), whose rounding depends on the order.
+
+    A sum that starts at the corpus start (``anchored``: :meth:`start`) holds its float so far; any other part
+    holds its values, in order. ``anchored + part`` adds the part's values one by one, and ``part + part``
+    concatenates them, so sums of chunks or partitions, merged in order, give the running sum of the whole input
+    bit for bit (:func:`float` folds what is pending from 0.0)."""
+
+    __slots__ = ("value", "values")
+
+    def __init__(self, value: float | None, values: Any = ()) -> None:
+        import numpy as np
+
+        self.value = value
+        self.values = np.asarray(values, dtype=np.float64).reshape(-1)
+
+    @classmethod
+    def start(cls) -> RunningSum:
+        """The running sum of nothing, at the corpus start."""
+        return cls(0.0)
+
+    @property
+    def anchored(self) -> bool:
+        return self.value is not None
+
+    def __add__(self, other: Any) -> RunningSum:
+        import numpy as np
+
+        if not isinstance(other, RunningSum):
+            return NotImplemented
+        if other.anchored:
+            if not self.anchored and not len(self.values):
+                return other
+            raise ValueError("a running sum that starts at the corpus start cannot follow another part")
+        if self.anchored:
+            return RunningSum(_fold(self.value, other.values))  # type: ignore[arg-type]
+        return RunningSum(None, np.concatenate([self.values, other.values]))
+
+    def __float__(self) -> float:
+        return _fold(self.value if self.anchored else 0.0, self.values)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunningSum):
+            return NotImplemented
+        return float(self) == float(other) and self.anchored == other.anchored
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RunningSum({self.value!r}, {len(self.values)} pending)"
+
+
+def _fold(start: float, values: Any) -> float:
+    """``start`` plus each of ``values`` in turn (``numpy.cumsum`` adds one value after the other)."""
+    import numpy as np
+
+    if not len(values):
+        return float(start)
+    return float(np.cumsum(np.concatenate([[start], values]))[-1])
 
 
 class Carried:
@@ -221,6 +283,11 @@ class CarriedColumn:
     def from_bytes(cls, kind: type[Carried], data: bytes) -> CarriedColumn:
         return CarriedColumn(kind, kind.from_bytes(data))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # as its values' bytes: a column built lazily holds a kernel's closure, which does not pickle (the
+        # statistics an evaluate worker process sends back)
+        return (CarriedColumn.from_bytes, (self.kind, self.to_bytes()))
+
 
 class Stats:
     """Base class of additive, immutable per-segment or corpus statistics: each family's statistics are a frozen
@@ -238,6 +305,21 @@ class Stats:
     signed_fields: ClassVar[frozenset[str]] = frozenset()
     #: Fields whose values are :class:`Carried` tables, mapped to their class.
     carried_fields: ClassVar[Mapping[str, type[Carried]]] = {}
+    #: Fields that do not add: ``+`` keeps one side's value (BLEU's last segment, for NLTK's smoothing 5 and 7).
+    kept_fields: ClassVar[frozenset[str]] = frozenset()
+    #: Float fields whose corpus sum is a running sum, one segment after the other from 0.0, as the reference
+    #: script adds them (SARI's): their exact partial sums are :class:`RunningSum` values, not fractions.
+    running_fields: ClassVar[frozenset[str]] = frozenset()
+    #: The field that counts the segments summed (one per segment). ``None``: ``count`` or ``n_segments`` when
+    #: the statistics have one; ``""``: none does. A loaded state's must equal its segment count.
+    segment_field: ClassVar[str | None] = None
+    #: Relations every sum of valid segment statistics keeps, ``(a, b)`` for ``a <= b``: ``b`` a field or a
+    #: number; element by element for tuples (a tuple against a number compares each element). Checked when a
+    #: state is loaded or merged (:meth:`inconsistency`), so a forged state cannot give an impossible score.
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = ()
+    #: Fields that sum one score per segment, mapped to that score's largest value: ``field <= value *
+    #: segments`` (the segments of :attr:`segment_field`).
+    per_segment_max: ClassVar[Mapping[str, float]] = {}
 
     def __add__(self: S, other: S) -> S:
         if type(other) is not type(self):
@@ -266,8 +348,30 @@ class Stats:
                 values[f.name] = 0 if f.type in (int, "int") else 0.0
         return cls(**values)
 
+    @classmethod
+    def exact_zero(cls: type[S], **sizes: int) -> S:
+        """The neutral element of exact totals (:meth:`StatsBatch.exact_total`): float fields as the fraction 0,
+        :attr:`running_fields` as a running sum at the corpus start. Exact totals added to it in input order
+        give, rounded (:meth:`rounded`), what one call on the whole input gives."""
+        from fractions import Fraction
+
+        zero = cls.zero(**sizes)
+        values: dict[str, Any] = {}
+        for name in cls.field_names():
+            v = getattr(zero, name)
+            if name in cls.running_fields:
+                values[name] = RunningSum.start()
+            elif isinstance(v, float):
+                values[name] = Fraction(0)
+            elif isinstance(v, tuple):
+                values[name] = tuple(Fraction(0) if isinstance(x, float) else x for x in v)
+            else:
+                values[name] = v
+        return cls(**values)
+
     def rounded(self: S) -> S:
-        """The same statistics with exact (:class:`~fractions.Fraction`) fields rounded to the nearest float."""
+        """The same statistics with exact (:class:`~fractions.Fraction`, :class:`RunningSum`) fields rounded to
+        the nearest float."""
 
         from fractions import Fraction
 
@@ -276,7 +380,7 @@ class Stats:
                 return v
             if isinstance(v, tuple):
                 return tuple(rnd(x) for x in v)
-            return float(v) if isinstance(v, Fraction) else v
+            return float(v) if isinstance(v, (Fraction, RunningSum)) else v
 
         return type(self)(**{f.name: rnd(getattr(self, f.name)) for f in dataclasses.fields(self)})
 
@@ -343,6 +447,98 @@ class Stats:
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def sum_of(cls: type[S], items: Sequence[S]) -> S:
+        """``items[0] + items[1] + ...``, with each :class:`Carried` field merged once over all the items
+        (``Carried.sum``) instead of pair by pair, which would copy a growing table at every step: what a
+        running sum of many updates needs to stay linear. Number fields add in order, as ``+`` adds them."""
+        if len(items) == 1:
+            return items[0]
+        if not cls.carried_fields or cls.kept_fields:
+            out = items[0]
+            for item in items[1:]:
+                out = out + item
+            return out
+        values: dict[str, Any] = {}
+        for name in cls.field_names():
+            column = [getattr(item, name) for item in items]
+            if name in cls.carried_fields:
+                values[name] = cls.carried_fields[name].sum(column)
+                continue
+            acc = column[0]
+            for value in column[1:]:
+                acc = _add(acc, value)
+            values[name] = acc
+        return cls(**values)
+
+    @classmethod
+    def counting_field(cls) -> str | None:
+        """The field that counts segments (:attr:`segment_field`), or ``None``."""
+        if cls.segment_field is not None:
+            return cls.segment_field or None
+        names = cls.field_names()
+        return next((n for n in ("count", "n_segments") if n in names and n not in cls.carried_fields), None)
+
+    @classmethod
+    def inconsistency(cls, values: Mapping[str, Any], segments: Any) -> str | None:
+        """What makes ``values`` impossible as a sum of segment statistics, or ``None`` when nothing does.
+
+        ``values`` maps every field to its value (one sum; ``segments`` is then the number of segments in it, or
+        ``None`` when that is not known) or to a column of per-segment values (a numpy array with one row per
+        segment; ``segments`` is then ``1``).
+        Checked: a sum of no segment is zero; :attr:`segment_field` counts the segments; :attr:`at_most` and
+        :attr:`per_segment_max` hold (floats with a relative slack of 1e-6 for rounding)."""
+        import numpy as np
+
+        arrays: dict[str, Any] = {}
+        for name in cls.field_names():
+            value = values[name]
+            if name in cls.carried_fields:
+                continue
+            try:
+                arrays[name] = np.asarray(value)
+            except (OverflowError, ValueError):
+                return f"{name} is not a number or a list of numbers"
+            if arrays[name].dtype.kind not in "biuf":
+                return f"{name} is not a number or a list of numbers"
+        if isinstance(segments, int) and segments == 0:
+            for name in cls.field_names():
+                value = values[name]
+                filled = len(value) > 0 if name in cls.carried_fields and hasattr(value, "__len__") else False
+                if filled or (name in arrays and np.any(arrays[name] != 0)):
+                    return f"no segment was counted, but {name} is {_short(value)}"
+        counting = cls.counting_field()
+        if counting is not None and segments is not None and not np.all(arrays[counting] == segments):
+            return f"{counting} is {_short(values[counting])} for {segments} segment(s)"
+
+        def exceeds(small: Any, large: Any) -> bool:
+            if small.ndim == np.ndim(large) + 1:
+                large = np.asarray(large)[..., None]
+            if small.dtype.kind == "f" or np.asarray(large).dtype.kind == "f":
+                large = np.asarray(large, dtype=np.float64)
+                return bool(np.any(small > large + 1e-6 * np.abs(large) + 1e-9))
+            return bool(np.any(small > large))
+
+        for a, b in cls.at_most:
+            large = arrays[b] if isinstance(b, str) else b
+            if exceeds(arrays[a], large):
+                shown = f"{b} {_short(values[b])}" if isinstance(b, str) else repr(b)
+                return f"{a} {_short(values[a])} exceeds {shown}"
+        if cls.per_segment_max and (counting is not None or segments is not None):
+            n = arrays[counting] if counting is not None else np.asarray(segments)
+            for name, top in cls.per_segment_max.items():
+                if exceeds(arrays[name], n * top):
+                    return f"{name} {_short(values[name])} exceeds {top:g} per segment for {_short(n)} segment(s)"
+        return None
+
+
+def _short(value: Any) -> str:
+    """A value for a message, cut short."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def checked_carried(kind: type[Carried], value: Any, where: str) -> Any:
@@ -552,17 +748,22 @@ class StatsBatch(Generic[S]):
         return self.cls(**{k: _column_sum(v) for k, v in self.columns.items()})
 
     def exact_total(self) -> S:
-        """The sum over all segments with float fields held exactly (as :class:`~fractions.Fraction`).
+        """The sum over all segments with float fields held exactly (as :class:`~fractions.Fraction`; the
+        :attr:`Stats.running_fields` as a :class:`RunningSum` of their values).
 
-        Exact totals of separate batches add to the exact total of their union, whatever the partitioning;
-        :meth:`Stats.rounded` turns the result into the same floats :meth:`total` gives on the whole data.
+        Exact totals of separate batches add to the exact total of their union, whatever the partitioning (for
+        running fields: added in input order); :meth:`Stats.rounded` turns the result into the same floats
+        :meth:`total` gives on the whole data.
         """
         import numpy as np
 
         out: dict[str, Any] = {}
+        running = self.cls.running_fields
         for k, v in self.columns.items():
             if isinstance(v, CarriedColumn):
                 out[k] = v.total()
+            elif k in running:
+                out[k] = RunningSum(None, v)
             elif v.dtype.kind != "f":
                 out[k] = _scalar(v.sum(axis=0))
             elif v.ndim == 1:

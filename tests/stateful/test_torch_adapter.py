@@ -301,7 +301,7 @@ def test_merge_state_and_clone_and_pickle() -> None:
         torch.testing.assert_close(twin.compute(), expected)
         twin.update(["x"], ["x"])
         assert twin.compute().shape == (len(PREDS) + 1,)
-    with pytest.raises(ValueError, match="Expected state variable"):
+    with pytest.raises(ValueError, match="same class and configuration"):
         NormalizedLevenshteinSimilarity().merge_state(NormalizedLevenshteinSimilarity(substitution_cost=2))
 
 

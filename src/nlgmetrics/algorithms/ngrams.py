@@ -380,7 +380,7 @@ def stored_vocabulary_streams(
     store = _store()
     key = f"refs|{namespace}|n:{len(texts)}|sha256:{_texts_digest(texts)}" if store is not None else ""
     if store is not None:
-        found = _read_tokens(store, key, len(texts))
+        found = _read_tokens(store, key, texts)
         if found is not None:
             return found
     vocabulary: dict[Hashable, int] = {}
@@ -392,16 +392,21 @@ def stored_vocabulary_streams(
     return streams.ids, lengths, vocabulary
 
 
-def _read_tokens(store: Any, key: str, n_texts: int) -> tuple[np.ndarray, np.ndarray, dict[Hashable, int]] | None:
+def _read_tokens(
+    store: Any, key: str, texts: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray, dict[Hashable, int]] | None:
     from .._store import EntryError
     from ..errors import warn
 
     try:
-        entry = store.read("refs", key, max_record=1 << 34)
+        # an array holds at most a number per character (ids, lengths, ends) or a few bytes per character
+        # (the vocabulary): bounded by the references themselves, never by what a file claims
+        chars = sum(map(len, texts))
+        entry = store.read("refs", key, max_record=64 * (chars + len(texts)) + 4096)
         if entry is None:
             return None
         ids, lengths, blob, ends = list(entry.arrays())  # the digest is checked once all are read
-        if len(lengths) != n_texts or lengths.ndim != 1 or ids.ndim != 1 or blob.ndim != 1 or ends.ndim != 1:
+        if len(lengths) != len(texts) or lengths.ndim != 1 or ids.ndim != 1 or blob.ndim != 1 or ends.ndim != 1:
             raise EntryError("its arrays do not fit the references")
         lengths = lengths.astype(np.int64)
         ids = ids.astype(np.int64)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from pathlib import Path
 from typing import Any, ClassVar
 
 from ..errors import InvalidInputError
@@ -85,6 +84,7 @@ class BERTScoreCommand(FamilyCommand):
     flag_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"pred": ("-c", "--cand"), "ref": ("-r",)}
     #: the extra and the packages without which nothing here runs (checked before the model is looked for)
     requires: ClassVar[tuple[str, tuple[str, ...]]] = ("bertscore", ("torch", "transformers"))
+    streams: bool = False  # read whole: see FamilyCommand.streams
 
     def _argument(self, opt: Opt) -> dict[str, Any]:
         if opt.name == "progress":
@@ -204,11 +204,13 @@ class BERTScoreBaselineCommand(Command):
     def run(self, args: argparse.Namespace) -> int:
         import sys
 
-        from .io import CLIInputError, read_lines
+        from .._files import check_output
+        from .io import CLIInputError, input_options, read_lines
         from .output import format_human, format_json
 
         options = {opt.name: getattr(args, f"opt_{opt.name}") for opt in self.options}
         config = self.configure(None, options)  # a bad option fails before the corpus is read
+        check_output(config[0], "--output", input_options(args))  # and a bad --output before anything is done
         corpus = read_lines(args.corpus, "--corpus")
         if len(corpus) == 0:
             raise CLIInputError(f"{corpus.label} is empty: a baseline needs a few thousand sentences")
@@ -227,15 +229,13 @@ class BERTScoreBaselineCommand(Command):
     def compute(
         self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
     ) -> Outcome:
+        from .._files import write_text
         from ..metrics.bertscore_baseline import compute_baseline
         from ..metrics.bertscore_models import model_label
 
         output, options = config
         table = compute_baseline(predictions, **options)
-        try:
-            Path(output).write_text(table.to_tsv(), encoding="utf-8")
-        except OSError as err:
-            raise InvalidInputError(f"cannot write the baseline to {output}: {err.strerror or err}") from None
+        write_text(output, table.to_tsv(), "--output")
         settings = {"model": table.model, "seed": table.seed, **{k: v for k, v in options.items() if k != "model"}}
         signature = build_signature(
             "bertscore-baseline", extra={"model": model_label(table.model), "seed": table.seed, "pairs": table.pairs}

@@ -105,6 +105,8 @@ class CocoCommand(FamilyCommand):
     """A family command that also reads the COCO results and annotations JSON files (``coco_json``); for the
     suite, one headline value per score."""
 
+    streams: bool = False  # read whole: see FamilyCommand.streams
+
     several: bool = False
 
     def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
@@ -112,10 +114,8 @@ class CocoCommand(FamilyCommand):
             return [(name, name, value) for name, value in out.score.items()]
         return super().headlines(out)
 
-    def compute(
-        self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
-    ) -> Outcome:
-        out = super().compute(predictions, references, config, segments, sources)
+    def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
+        out = super().outcome(result, config, batch)
         for key in ("bleu", "rouge", "cider", "meteor"):  # the families' own results: in the Python API
             out.diagnostics.pop(key, None)
         return out

@@ -148,6 +148,10 @@ class FamilyCommand(Command):
     the config is a flag (see :func:`derived_options`)."""
 
     derive_options: bool = False
+    #: Whether a long plain-text or JSON Lines input may be scored chunk by chunk, the statistics summed as they
+    #: come (:mod:`nlgmetrics.cli.stream`): a family whose statistics add and whose kernel sees one segment at a
+    #: time. Off for the model families (a batch's padding changes the last bits) and the custom readers.
+    streams: bool = True
 
     def all_options(self) -> tuple[Opt, ...]:
         if self.derive_options:
@@ -190,7 +194,27 @@ class FamilyCommand(Command):
         if segments and _several_headlines(family):
             return _with_segment_headlines(family, predictions, references, config, kwargs)
         result = family.compute(predictions, references, config, segments=segments, **kwargs)
-        return outcome_of(result, dataclasses.asdict(config))
+        return self.outcome(result, config, None)
+
+    # ------------------------------------------------------------------ from summed statistics (a streamed input)
+    def family_config(self, config: Any) -> Any:
+        """The family's config inside what :meth:`configure` returned."""
+        return config
+
+    def keeps_batch(self, config: Any, segments: bool) -> bool:
+        """Whether :meth:`compute_stats` needs the per-segment statistics (per-segment scores, a bootstrap)."""
+        return segments or bool(self.metric().needs_segments(self.family_config(config)))
+
+    def compute_stats(self, total: Any, batch: Any, config: Any, segments: bool) -> Outcome:
+        """What :meth:`compute` gives, from the corpus statistics ``total`` and (when :meth:`keeps_batch`) the
+        per-segment ``batch``: the formula on the sum, as the functional API applies it."""
+        cfg = self.family_config(config)
+        keep = segments or self.metric().needs_segments(cfg)
+        return self.outcome(self.metric().finalize(total, cfg, batch if keep else None), config, batch)
+
+    def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
+        """The printed outcome of a family's result (a subcommand adds or drops what it shows)."""
+        return outcome_of(result, dataclasses.asdict(self.family_config(config)))
 
 
 def _several_headlines(family: Any) -> bool:

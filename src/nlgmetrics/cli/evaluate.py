@@ -124,7 +124,7 @@ class EvaluateCommand(Command):
         out.add_argument("--quiet", action="store_true", help="no progress bar")
 
     def run(self, args: argparse.Namespace) -> int:
-        from .._files import STDIN, check_output, utf8_safe, write_text
+        from .._files import STDIN, check_output, utf8_safe, write_output_file, write_text
         from ..evaluate import evaluate, load_config, open_source
         from ..evaluate.report import write_report
 
@@ -156,10 +156,18 @@ class EvaluateCommand(Command):
         pred_field = pick(args.pred_field, "pred_field", None)
         src = pick(args.src, "sources", None)
         src_field = pick(args.src_field, "src_field", None)
-        # every path is checked before any work: a typo fails now, not after the scoring
-        for option, target in (("--output", output), ("--report", report)):
-            if target:
-                check_output(target, option)
+        # every path is checked before any work: a typo fails now, not after the scoring; an output is never one
+        # of the inputs (a config file may name any path for its outputs)
+        named = [
+            *(("--ref", r) for r in references),
+            *((f"--sys {n}", p) for n, p in systems.items()),
+            *([("--src", src)] if src else []),
+            *([("--config", args.config)] if args.config else []),
+        ]
+        if output:
+            check_output(output, "--output", named)
+        if report:
+            check_output(report, "--report", named, [output] if output else [])
         if output and str(output).lower().endswith(".parquet"):
             from ..tables import _pyarrow
 
@@ -201,7 +209,7 @@ class EvaluateCommand(Command):
         from ..tables import is_table_path, write_table
 
         if output and is_table_path(output):
-            write_table(ev, output)
+            write_output_file(output, "--output", lambda path: write_table(ev, path))
         elif output:
             write_text(output, text + "\n", "--output")
         if report:

@@ -19,6 +19,7 @@ Every problem raises :class:`CLIInputError` with a one-line message naming the f
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 from collections.abc import Callable, Iterator, Sequence
@@ -28,11 +29,15 @@ from .._files import STDIN, InputFileError, decode_utf8, display_name, iter_line
 
 __all__ = [
     "DOCVQA_FIELDS",
+    "PRED_FIELD",
+    "REF_FIELDS",
+    "SRC_FIELD",
     "STDIN",
     "CLIInputError",
     "Column",
     "decode_utf8",
     "display_name",
+    "input_options",
     "json_kind",
     "jsonl_objects",
     "looks_like_docvqa",
@@ -46,6 +51,10 @@ __all__ = [
 
 #: The DocVQA layout's prediction and reference fields.
 DOCVQA_FIELDS = ("answer", "gt_answers")
+#: The JSON Lines fields read by default: the prediction, the source, the references (the first present).
+PRED_FIELD = "prediction"
+SRC_FIELD = "source"
+REF_FIELDS = ("references", "reference")
 
 #: Every problem with an input file (the same class as the library's, so ``evaluate`` and the single-metric
 #: commands report a file in the same words).
@@ -225,3 +234,14 @@ def read_docvqa(
         refs.append(check_references(r, where, ref_field))
     label = f"{option} {name}"
     return Column(label, preds, locate), Column(label, refs, locate)
+
+
+def input_options(args: argparse.Namespace) -> list[tuple[str, Any]]:
+    """The input files named on a command line, as ``(option, path)`` pairs (an output must be none of them)."""
+    named: list[tuple[str, Any]] = []
+    for option in ("pred", "ref", "src", "corpus", "config"):
+        value = getattr(args, option, None)
+        for path in value if isinstance(value, list) else [value]:
+            if isinstance(path, str):
+                named.append((f"--{option}", path))
+    return named

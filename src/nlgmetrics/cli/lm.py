@@ -118,17 +118,56 @@ def read_logprob_lines(
 
 
 def _load_npy(path: str, option: str) -> np.ndarray:
+    """A ``.npy`` array, its header checked against the file before anything is allocated: the shape times the
+    item size must be the bytes that follow the header (a forged header asking for petabytes is an error naming
+    the file, not a ``MemoryError``); never an object array, never a pickle."""
+    import io
+    import os
+    import stat
+
     import numpy as np
 
+    from .._files import check_input
+
+    fmt = np.lib.format
+    where = f"cannot read {option} {path} as a numpy array (.npy)"
+    name = check_input(path, option)  # a missing file or a directory: its own message
     try:
-        return np.asarray(np.load(path, allow_pickle=False))
-    except (OSError, ValueError) as e:
-        raise CLIInputError(f"cannot read {option} {path} as a numpy array (.npy): {e}") from None
+        with open(name, "rb") as raw:
+            fh: Any = raw
+            info = os.fstat(raw.fileno())
+            size = info.st_size
+            if not stat.S_ISREG(info.st_mode):  # a pipe: what it sends, then the same checks
+                data = raw.read()
+                fh, size = io.BytesIO(data), len(data)
+            version = fmt.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = fmt.read_array_header_1_0(fh)
+            elif version == (2, 0):
+                shape, fortran, dtype = fmt.read_array_header_2_0(fh)
+            else:
+                raise ValueError(f"format version {version[0]}.{version[1]} is not supported")
+            if dtype.hasobject:
+                raise ValueError(f"it holds Python objects (dtype {dtype}); only numbers are read, never a pickle")
+            count = 1
+            for n in shape:
+                count *= int(n)
+            need, have = count * dtype.itemsize, size - fh.tell()
+            if need != have:
+                raise ValueError(
+                    f"its header says shape {tuple(shape)} of {dtype} ({need:,} bytes), but {have:,} bytes follow it"
+                )
+            array = np.frombuffer(fh.read(need), dtype=dtype, count=count).copy()
+    except (OSError, ValueError, SyntaxError, TypeError, EOFError) as e:
+        raise CLIInputError(f"{where}: {e}") from None
+    return array.reshape(shape, order="F" if fortran else "C")
 
 
 @dataclasses.dataclass(frozen=True)
 class PerplexityCommand(FamilyCommand):
     """The ``perplexity`` subcommand: it reads log-probabilities (or logits), not text."""
+
+    streams: bool = False  # read whole: see FamilyCommand.streams
 
     standalone: bool = True
 

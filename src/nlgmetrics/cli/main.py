@@ -23,14 +23,19 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import __version__
+from .._files import check_output, write_output_file
 from .._inputs import relocate
 from ..errors import InvalidInputError, MissingDependencyError, NlgMetricsError
 from .io import (
     DOCVQA_FIELDS,
+    PRED_FIELD,
+    REF_FIELDS,
+    SRC_FIELD,
     CLIInputError,
     Column,
     check_references,
     check_text,
+    input_options,
     looks_like_docvqa,
     read_docvqa,
     read_jsonl,
@@ -39,12 +44,10 @@ from .io import (
 )
 from .output import format_human, format_json
 from .registry import COMMANDS, Command
+from .stream import stream_run, streamable
 
 __all__ = ["build_parser", "main"]
 
-PRED_FIELD = "prediction"
-SRC_FIELD = "source"
-REF_FIELDS = ("references", "reference")
 FORMATS = ("auto", "text", "jsonl", "parquet", "csv", "lm-eval", "lighteval", "docvqa")
 
 _EPILOG = """\
@@ -297,10 +300,22 @@ def run(args: argparse.Namespace) -> int:
     _check_requirements(command)
     # the config first: a bad option fails before any file is read
     config = command.configure(getattr(args, "preset", None), options)
+    output = getattr(args, "table_output", None)
+    # before anything is read or scored: a directory, a missing folder or one of the inputs (a command's own
+    # --output too: bertscore-plot's PNG)
+    for target in (output, getattr(args, "opt_output", None)):
+        if target:
+            check_output(target, "--output", input_options(args))
     # a command with input files of its own layout (SQuAD's dataset + predictions JSON) reads them itself
     reader = getattr(command, "read_inputs", None)
     loaded = reader(args) if reader is not None else None
     where: dict[str, Callable[[int], str] | None] = {}
+    segments = args.per_segment or bool(output)
+    if loaded is None and streamable(args, command):
+        # plain text or JSON Lines: read and scored chunk by chunk (memory flat in the input's length)
+        out = stream_run(args, command, config, segments)
+        _write_out(args, command, out, output)
+        return 0
     if loaded is not None:
         predictions, references = loaded
     else:
@@ -314,9 +329,8 @@ def run(args: argparse.Namespace) -> int:
 
         config, logged = log_inputs(args, command, options, config, predictions)
         extra.update(logged)
-    output = getattr(args, "table_output", None)
     try:
-        out = command.compute(predictions, references, config, args.per_segment or bool(output), **extra)
+        out = command.compute(predictions, references, config, segments, **extra)
         if hasattr(predictions, "logged"):
             from .tables import check_against_log
 
@@ -324,14 +338,19 @@ def run(args: argparse.Namespace) -> int:
     except InvalidInputError as err:
         # the kernel names predictions[i]: name the file and the line instead
         raise InvalidInputError(relocate(str(err), where)) from None
+    _write_out(args, command, out, output)
+    return 0
+
+
+def _write_out(args: argparse.Namespace, command: Command, out: Any, output: str | None) -> None:
+    """``--output``'s table, then the text or JSON on standard output."""
     if output:
         from .tables import write_output
 
-        write_output(out, output)
+        write_output_file(output, "--output", lambda path: write_output(out, path))
     text = (format_json if args.json else format_human)(command, out, args.per_segment)
     sys.stdout.write(text)
     sys.stdout.flush()
-    return 0
 
 
 def _check_requirements(command: Command) -> None:

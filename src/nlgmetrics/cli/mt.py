@@ -119,10 +119,19 @@ class MTCommand(FamilyCommand):
     def compute(
         self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
     ) -> Outcome:
+        batch = self.metric().batch_stats(predictions, references, config.config)
+        return self.compute_stats(batch.total(), batch, config, segments)
+
+    def family_config(self, config: Any) -> Any:
+        return config.config
+
+    def keeps_batch(self, config: Any, segments: bool) -> bool:
+        return segments or bool(config.confidence)
+
+    def compute_stats(self, total: Any, batch: Any, config: Any, segments: bool) -> Outcome:
         family = self.metric()
         cfg = config.config
-        batch = family.batch_stats(predictions, references, cfg)
-        result = family.finalize(batch.total(), cfg, batch if segments else None)
+        result = family.finalize(total, cfg, batch if segments else None)
         out = outcome_of(result, dataclasses.asdict(cfg))
         if config.confidence:
             from ..metrics.significance import bootstrap_ci_from_stats  # numpy: imported only for the resampling

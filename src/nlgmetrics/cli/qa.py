@@ -98,6 +98,8 @@ def _finite(value: Any) -> bool:
 class SquadCommand(FamilyCommand):
     """``nlgmetrics squad``: EM and F1 headlines, and SQuAD's dataset/predictions/na-prob files."""
 
+    streams: bool = False  # read whole: see FamilyCommand.streams
+
     def add_arguments(self, parser: argparse._ActionsContainer) -> None:
         super().add_arguments(parser)
         parser.add_argument(

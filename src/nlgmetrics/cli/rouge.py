@@ -52,10 +52,8 @@ class RougeCommand(FamilyCommand):
     def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
         return [(name, name, value) for name, value in out.score.items()]
 
-    def compute(
-        self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
-    ) -> Outcome:
-        out = super().compute(predictions, references, config, segments, sources)
+    def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
+        out = super().outcome(result, config, batch)
         out.diagnostics.pop("f1", None)  # the headline values again
         return out
 

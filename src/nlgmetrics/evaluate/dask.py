@@ -45,9 +45,11 @@ def stats_of_bag(bag: Any, metric: str, *, preset: str | None = None, **options:
     """Sum the statistics of a bag of ``(prediction, references)`` pairs (computes the graph)."""
     _require_dask()
     family = get_family(metric)
-    config = family.make_config(preset, **options)  # validate before any work is scheduled
+    family.make_config(preset, **options)  # validate before any work is scheduled
     per_partition = bag.map_partitions(partition_stats, metric, preset, options)
-    total = per_partition.fold(lambda a, b: a + b, initial=family.zero(config)).compute()
+    # no float zero to start from: 0.0 + a fraction is a float, and every later addition would round (a last bit
+    # off the one-process number); the partitions' exact totals are added in their order, rounded once
+    total = per_partition.fold(lambda a, b: a + b).compute()
     return total.rounded()
 
 

@@ -6,8 +6,9 @@ once on the driver (:func:`finish`). Nothing here is specific to a family: the s
 family's :class:`~nlgmetrics.stats.Stats` declaration, carried values (NIST's n-gram table, CIDEr's records) travel
 through their own :meth:`~nlgmetrics.stats.Carried.to_bytes` / ``from_bytes``.
 
-Float fields are summed exactly (as fractions, :meth:`~nlgmetrics.stats.StatsBatch.exact_total`) and rounded once
-at the end, so the corpus numbers are the one-process numbers bit for bit, whatever the partitioning. Carried
+Float fields are summed exactly (as fractions, :meth:`~nlgmetrics.stats.StatsBatch.exact_total`; a running sum's
+values in order, :class:`~nlgmetrics.stats.RunningSum`) and rounded once at the end, so the corpus numbers are the
+one-process numbers bit for bit, whatever the partitioning. Carried
 values are added in partition order (CIDEr's records concatenate), so per-segment scores come out in input order.
 
 >>> from nlgmetrics.metrics.catalog import get_family
@@ -32,7 +33,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..metrics.base import Family
-from ..stats import CarriedColumn, Stats, StatsBatch
+from ..stats import CarriedColumn, RunningSum, Stats, StatsBatch
 
 __all__ = [
     "check_columns",
@@ -94,6 +95,9 @@ def check_columns(existing: Sequence[str], wanted: Sequence[str | None], what: s
 def _number(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_number(v) for v in value]
+    if isinstance(value, RunningSum):  # its float so far, or its values in order (exact: they travel as bits)
+        data = np.ascontiguousarray(value.values, dtype="<f8").tobytes()
+        return {"running": None if value.value is None else float(value.value).hex(), "values": data.hex()}
     if isinstance(value, Fraction):
         return f"q{value.numerator}/{value.denominator}"  # exact: partial sums stay exact across the wire
     if isinstance(value, (float, np.floating)):
@@ -106,6 +110,10 @@ def _number(value: Any) -> Any:
 def _unnumber(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_unnumber(v) for v in value)
+    if isinstance(value, dict):
+        start = value["running"]
+        values = np.frombuffer(bytes.fromhex(value["values"]), dtype="<f8")
+        return RunningSum(None if start is None else float.fromhex(start), values)
     if isinstance(value, str):
         if value[0] == "q":
             num, _, den = value[1:].partition("/")
@@ -185,6 +193,11 @@ def _sum_in_order(items: Sequence[Stats]) -> Stats:
         column = [getattr(s, f.name) for s in items]
         if kind is not None:
             values[f.name] = kind.sum(column)  # Records.sum is linear where folding + is quadratic
+        elif isinstance(column[0], RunningSum):
+            acc = column[0]
+            for part in column[1:]:  # in order: the running sum's values concatenate
+                acc = acc + part
+            values[f.name] = acc
         elif isinstance(column[0], tuple):
             values[f.name] = tuple(sum(parts, start=type(parts[0])(0)) for parts in zip(*column, strict=True))
         else:

@@ -30,11 +30,11 @@ import numpy as np
 
 from .. import __version__
 from .._inputs import relocate
-from .._store import EntryError, Store, parse_size
+from .._store import MAX_OPEN_WRITERS, EntryError, Store, parse_size
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
 from ..stats import CarriedColumn, StatsBatch
-from .sources import Memory, Source, chunked_rows, open_source
+from .sources import JsonlField, Lines, Memory, Source, chunked_rows, open_source
 from .spec import MetricSpec, parse_metrics
 
 __all__ = ["Column", "Evaluation", "SystemScore", "evaluate"]
@@ -485,6 +485,12 @@ def evaluate(
     src_sources = [] if sources is None else [_source_column(sources, src_field)]
     need_segments = keep_segments or bootstrap > 0 or (baseline is not None and test is not None)
     cache_max_bytes = None if cache_max_size is None else parse_size(cache_max_size)
+    if cache_max_bytes is not None and cache_dir is None:
+        # an error, not a silent no-op: the budget would be taken as applied while nothing is cached at all
+        raise InvalidInputError(
+            "cache_max_size (--cache-max-size) is the budget of a cache directory: give the directory too "
+            "(cache_dir=, --cache DIR), or drop the size"
+        )
     families = {s.label: s.family() for s in specs}
     configs = {s.label: s.config() for s in specs}
 
@@ -516,9 +522,10 @@ def evaluate(
             initargs=(index_dir, cache_max_bytes),
         )
     chunks: dict[tuple[str, str], list[dict[str, np.ndarray]]] = {(s.label, n): [] for s in specs for n in names}
-    # exact sums (fractions for float fields): how the segments are chunked cannot change a bit of the total
+    # exact sums (fractions for float fields, running sums in order): how the segments are chunked cannot change
+    # a bit of the total
     totals: dict[tuple[str, str], Any] = {
-        (s.label, n): families[s.label].zero(configs[s.label]) for s in specs for n in names
+        (s.label, n): _exact_zero(families[s.label], configs[s.label]) for s in specs for n in names
     }
     pending: deque[tuple[tuple[str, str], int, cf.Future[Any]]] = deque()
     limit = 4 * jobs * len(specs) * len(names)
@@ -625,7 +632,7 @@ def evaluate(
         persist_reference_indexes(previous_index_dir)
         if bar is not None:
             bar.close()
-    totals = {key: total.rounded() for key, total in totals.items()}
+    totals = {key: _settle(total).rounded() for key, total in totals.items()}
 
     from ..metrics.significance import bootstrap_ci_from_stats, paired_test_from_stats
 
@@ -712,9 +719,10 @@ def evaluate(
 
 class _StatsCache:
     """Per-segment statistics on disk (see :mod:`nlgmetrics._store`), one entry per (metric, system), keyed by
-    the metric's signature and options, the chunk size and content digests of every input. An entry is
-    verified before use (its manifest and digests, then its key, segment and chunk counts and every column's
-    shape); one that fails is rebuilt with a warning."""
+    the metric's signature (:meth:`Family.config_signature`: a model by its content digest, never a path), the
+    chunk size and content digests of every input. An entry is verified before use (its manifest and digests,
+    then its key, segment and chunk counts and every column's shape); one that fails is rebuilt with a
+    warning."""
 
     def __init__(
         self,
@@ -726,23 +734,26 @@ class _StatsCache:
         sys_sources: Mapping[str, Source],
         chunk_size: int,
     ) -> None:
-        from ..metrics.base import signature_of
-
         self.store = Store(root, max_bytes=max_bytes)
+        self._said_full = False
         self.chunk_size = chunk_size
         refs = [_digest(src) for src in ref_sources]
-        refs_digest = "+".join(d for d, _ in refs)
-        counts = {c for _, c in refs}
+        refs_digest = "+".join(d for d, _, _ in refs)
+        counts = {c for _, c, _ in refs}
+        #: bytes of every input: what a chunk's carried record (NIST's tables, CIDEr's records) is bounded by
+        self.input_bytes = sum(b for _, _, b in refs)
         self.keys: dict[tuple[str, str], str] = {}
         self.expected: dict[str, int | None] = {}
         for name, src in sys_sources.items():
-            sys_digest, sys_count = _digest(src)
+            sys_digest, sys_count, sys_bytes = _digest(src)
+            self.input_bytes += sys_bytes
             self.expected[name] = sys_count if counts <= {sys_count} else None
             for spec in specs:
-                sig = signature_of(spec.family(), configs[spec.label])
-                self.keys[(spec.label, name)] = (
-                    f"stats|{sig}|{spec.key()!r}|chunk:{chunk_size}|refs:{refs_digest}|sys:{sys_digest}"
-                )
+                # what the result's signature shows, and nothing else: every setting that changes a number, a
+                # model by the digest of its content (its weights changed at the same path change the key), never
+                # a path (a moved input or model folder still hits)
+                sig = spec.family().config_signature(configs[spec.label])
+                self.keys[(spec.label, name)] = f"stats|{sig}|chunk:{chunk_size}|refs:{refs_digest}|sys:{sys_digest}"
 
     def _fields(self, family: Any, config: Any) -> dict[str, np.ndarray]:
         return family.empty_batch(config).columns  # type: ignore[no-any-return]
@@ -765,8 +776,9 @@ class _StatsCache:
                 default=1,
             )
             max_record = max_rows * max(widths, 1) * 8 + 4096
-            if carried:  # the bytes of tables or records: as large as the chunk's text, and more
-                max_record = max(max_record, _MAX_CARRIED_RECORD)
+            if carried:  # the bytes of tables or records: a few KiB per segment, and up to ~1000x the text
+                bound = max_rows * _CARRIED_PER_SEGMENT + _CARRIED_PER_BYTE * self.input_bytes
+                max_record = max(max_record, min(bound, _MAX_CARRIED_RECORD))
             entry = self.store.read("stats", key, max_record=max_record)
             if entry is None:
                 return None
@@ -779,11 +791,11 @@ class _StatsCache:
                 or not isinstance(rows, list)
                 or not all(isinstance(r, int) and not isinstance(r, bool) and 0 < r <= max_rows for r in rows)
                 or sum(rows) != expected
-                or entry.manifest.get("records") != len(rows) * len(fields)
+                or len(entry.manifest.get("records") or ()) != len(rows) * len(fields)
             ):
                 entry.close()
                 raise EntryError("its segment or chunk counts do not match the inputs")
-            total = family.zero(config)
+            total = _exact_zero(family, config)
             kept: list[dict[str, Any]] = []
             arrays = entry.arrays()
             for n_rows in rows:
@@ -807,12 +819,20 @@ class _StatsCache:
             warn(f"cache entry {self.store.path('stats', key)} failed verification ({reason}); recomputing it")
             self.store.discard("stats", key)
             return None
-        return total, kept, expected
+        return _settle(total), kept, expected
 
     def writer(self, spec: MetricSpec, name: str, family: Any, config: Any) -> _CacheWrite | None:
         try:
             writer = self.store.writer("stats", self.keys[(spec.label, name)])
         except OSError as err:
+            if self.store.open_writers >= MAX_OPEN_WRITERS:
+                if not self._said_full:
+                    self._said_full = True
+                    warn(
+                        f"more than {MAX_OPEN_WRITERS} (metric, system) pairs to cache: the first {MAX_OPEN_WRITERS} "
+                        "are cached in this run, the others in the next runs"
+                    )
+                return None
             warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
             return None
         return _CacheWrite(writer, sorted(self._fields(family, config)))
@@ -845,6 +865,10 @@ class _StatsCache:
 
 #: The largest record of carried bytes a cache entry may hold (a bound on what one read allocates).
 _MAX_CARRIED_RECORD = 1 << 30
+#: What a chunk's carried record may hold per segment and per byte of input (NIST's per-segment tables measure
+#: ~30 KiB for one-word segments and up to ~1,200x the text; CIDEr's records ~1.6x).
+_CARRIED_PER_SEGMENT = 64 << 10
+_CARRIED_PER_BYTE = 4096
 
 
 def _carried_column(kind: Any, array: np.ndarray, n_rows: int, field: str) -> CarriedColumn:
@@ -872,39 +896,53 @@ class _CacheWrite:
         self.writer.abort()
 
 
+def _exact_zero(family: Any, config: Any) -> Any:
+    """Where a (metric, system)'s exact total starts: :meth:`Stats.exact_zero` (fractions and running sums; a
+    float 0.0 would make every later addition round). A family that carries a table starts a list of parts,
+    merged once by :func:`_settle` (adding each chunk's table to the running one would copy it every time)."""
+    zero = family.stats_cls.exact_zero(**(family.stats_sizes(config) if family.stats_sizes else {}))
+    return [zero] if family.stats_cls.carried_fields else zero
+
+
 def _add_exact(total: Any, part: Any) -> Any:
-    """``total + part`` for exact totals (:meth:`StatsBatch.exact_total`). The running total starts as the
-    family's zero, whose float fields are floats: ``0.0 + Fraction`` would round to a float, so the first part
-    replaces the zero instead of being added to it."""
-    return part if total == type(total).zero(**_sizes(total)) else total + part
+    """``total + part`` for exact totals (:meth:`StatsBatch.exact_total`), in input order."""
+    if isinstance(total, list):
+        total.append(part)
+        return total
+    return total + part
 
 
-def _sizes(stats: Any) -> dict[str, int]:
-    return {f: len(getattr(stats, f)) for f in type(stats).tuple_fields if isinstance(getattr(stats, f), tuple)}
+def _settle(total: Any) -> Any:
+    """The exact total itself (the parts of a family that carries a table merged once)."""
+    return type(total[0]).sum_of(total) if isinstance(total, list) else total
 
 
-def _digest(source: Source) -> tuple[str, int]:
-    """A content digest of a source and its number of segments: its bytes for files, its values for lists."""
+def _digest(source: Source) -> tuple[str, int, int]:
+    """A content digest of a source, its number of segments and its size in bytes: its bytes for a text or JSON
+    Lines file, its values for lists and tables."""
     import hashlib
 
     h = hashlib.sha256()
-    path = getattr(source, "path", None)
-    if path is not None:
-        n, last = 0, b"\n"
-        with open(path, "rb") as fh:
+    if isinstance(source, (Lines, JsonlField)):  # a text file, one segment per line: its bytes
+        n, last, size = 0, b"\n", 0
+        with open(source.path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
                 n += block.count(b"\n")
+                size += len(block)
                 last = block[-1:]
         h.update(f"|field:{getattr(source, 'field', '')}".encode())
-        return h.hexdigest(), n + (last != b"\n")
-    n = 0
+        return h.hexdigest(), n + (last != b"\n"), size
+    # values in memory, or read already: a table's column (Parquet, CSV), digested by its rows, not by its file's
+    # bytes and lines (a CSV's header and quoted newlines, Parquet's binary) so that a rerun finds its entry
+    n = size = 0
     for value in source:
         data = json.dumps(value, ensure_ascii=True).encode("ascii")
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
         n += 1
-    return h.hexdigest(), n
+        size += len(data)
+    return h.hexdigest(), n, size
 
 
 def _columns(spec: MetricSpec, result: Any) -> list[tuple[str, str | None]]:

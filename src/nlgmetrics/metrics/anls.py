@@ -26,8 +26,8 @@ cases in the real DocVQA data.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
 
 from rapidfuzz.distance import Levenshtein
 
@@ -77,6 +77,9 @@ class ANLSConfig:
 class ANLSStats(Stats):
     """``score_sum`` over ``count`` questions; ``exact`` questions matched an answer exactly after
     normalisation; ``cut`` questions had a non-zero best similarity that the threshold set to 0."""
+
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (("exact", "count"), ("cut", "count"))
+    per_segment_max: ClassVar[Mapping[str, float]] = {"score_sum": 1.0}
 
     score_sum: float
     count: int

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
@@ -86,6 +86,9 @@ class ANLSStarConfig:
 class ANLSStarStats(Stats):
     """``score_sum`` over ``count`` samples; ``perfect`` samples scored exactly 1.0; ``alternatives`` samples
     were scored with their list-of-strings reference read as alternatives."""
+
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (("perfect", "count"), ("alternatives", "count"))
+    per_segment_max: ClassVar[Mapping[str, float]] = {"score_sum": 1.0}
 
     score_sum: float
     count: int

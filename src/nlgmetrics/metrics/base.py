@@ -167,6 +167,11 @@ class Family(Generic[C, S, R]):
     #: call on one pair (two strings: a reward computed thousands of times) goes from the kernel straight to the
     #: formula, without a batch around one segment. Only for a family whose ``batch_stats`` is this class's.
     pair_kernel: Callable[[str, str, C], tuple[Any, ...]] | None = None
+    #: Relations of the statistics that depend on the config, beyond those the statistics declare
+    #: (:meth:`Stats.inconsistency`): ``stats_check(values, config)`` gets what :meth:`Stats.inconsistency` gets
+    #: and returns what is impossible, or ``None`` (the error rates: ``errors`` is the substitution-cost-weighted
+    #: sum of the alignment's edits).
+    stats_check: Callable[[Mapping[str, Any], C], str | None] | None = None
 
     def __post_init__(self) -> None:
         params = getattr(self.stats_cls, "__dataclass_params__", None)
@@ -343,6 +348,21 @@ class Family(Generic[C, S, R]):
 
     def needs_segments(self, config: C) -> bool:
         return getattr(config, "reduction", None) == "none"
+
+    def inconsistency(self, values: Mapping[str, Any], segments: Any, config: C) -> str | None:
+        """What makes ``values`` (a sum of ``segments`` segments' statistics, or per-segment columns with
+        ``segments=1``) impossible for this family and config, or ``None``: see :meth:`Stats.inconsistency`."""
+        found = self.stats_cls.inconsistency(values, segments)
+        if found is None and self.stats_check is not None:
+            found = self.stats_check(values, config)
+        return found
+
+    def config_signature(self, config: C) -> str:
+        """The signature of ``config`` as results show it: every setting that changes a number, a local model
+        named by the digest of its content (never by its path). The evaluate cache keys its entries by it, so
+        anything that changes the signature, a model's weights included, changes the key. A family that names
+        something by content (BERTScore's model folder) overrides it, and its results carry the same string."""
+        return signature_of(self, config)
 
     def compute(
         self,

@@ -52,7 +52,7 @@ import re
 import struct
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -294,6 +294,10 @@ class BERTScoreStats(Stats):
     """Sums of the raw (not rescaled) per-segment P, R and F; the number of segments; how many of them were empty
     (scored 0) and how many held a truncated text."""
 
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (("empty", "count"), ("truncated", "count"))
+    # a cosine similarity is at most 1; 1.01 leaves room for half-precision rounding
+    per_segment_max: ClassVar[Mapping[str, float]] = {"precision": 1.01, "recall": 1.01, "f1": 1.01}
+
     precision: float
     recall: float
     f1: float
@@ -456,11 +460,15 @@ class BERTScoreFamily(Family[BERTScoreConfig, BERTScoreStats, BERTScoreResult]):
         """A config whose ``idf=True`` means: idf over the references of the call (bert-score's ``score``)."""
         return super().make_config(preset, **options)
 
+    def config_signature(self, config: BERTScoreConfig) -> str:
+        """The settings, with a local model named by its folder name and the digest of its content."""
+        return _signature(config)
+
     def finalize(
         self, total: BERTScoreStats, config: BERTScoreConfig, batch: StatsBatch[BERTScoreStats] | None = None
     ) -> BERTScoreResult:
         result = super().finalize(total, config, batch)
-        changes: dict[str, Any] = {"hash": bertscore_hash(config), "signature": _signature(config)}
+        changes: dict[str, Any] = {"hash": bertscore_hash(config), "signature": self.config_signature(config)}
         if batch is not None and config.reduction == "none":
             per = self.formula(self.stats_cls(**batch.columns), config)  # type: ignore[arg-type]
             for name in ("precision", "recall", "f1"):

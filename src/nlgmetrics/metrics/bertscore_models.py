@@ -492,14 +492,26 @@ _DIGESTS: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
 _DIGEST_FILE = "model-digests.json"
 
 
-def _identity_files(folder: Path) -> list[Path]:
+def _identity_stamp(folder: str) -> tuple[tuple[tuple[str, int, int], ...], list[str]]:
     """The files that make a model folder's numbers: config, tokenizer files and the weights transformers loads
-    (the ``.safetensors`` files when there are any, else the other weight formats); sub-folders are left out."""
-    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
-    weights = [p for p in files if p.suffix in _WEIGHT_SUFFIXES]
-    safetensors = [p for p in weights if p.suffix == ".safetensors"]
-    small = [p for p in files if p.suffix in _IDENTITY_SUFFIXES]
-    return sorted(small + (safetensors or weights))
+    (the ``.safetensors`` files when there are any, else the other weight formats; sub-folders are left out), as
+    ``(name, size, mtime)`` stamps and their names, from one directory scan (a call that finds the digest
+    remembered costs only this scan)."""
+    entries: dict[str, os.stat_result] = {}
+    with os.scandir(folder) as scan:
+        for entry in scan:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_file():
+                    entries[entry.name] = entry.stat()
+            except OSError:
+                continue
+    names = sorted(entries)
+    weights = [n for n in names if n.endswith(_WEIGHT_SUFFIXES)]
+    safetensors = [n for n in weights if n.endswith(".safetensors")]
+    chosen = sorted([n for n in names if n.endswith(_IDENTITY_SUFFIXES)] + (safetensors or weights))
+    return tuple((n, entries[n].st_size, entries[n].st_mtime_ns) for n in chosen), chosen
 
 
 def _digest_cache_path() -> Path:
@@ -541,29 +553,32 @@ def model_digest(folder: str | os.PathLike[str]) -> str:
     contents). It is computed once per folder and file state (name, size, modification time), then remembered in
     this process and in ``$NLGMETRICS_CACHE_DIR/model-digests.json`` (default ``~/.cache/nlgmetrics``), so a
     model of several GB is not read again on every call."""
-    path = Path(folder).expanduser().resolve()
-    files = _identity_files(path)
-    stamp = tuple((p.name, (st := p.stat()).st_size, st.st_mtime_ns) for p in files)
-    key = (str(path), stamp)
+    return _digest_of(os.path.realpath(os.path.expanduser(os.fspath(folder))))
+
+
+def _digest_of(path: str) -> str:
+    """:func:`model_digest` of a resolved folder path."""
+    stamp, names = _identity_stamp(path)
+    key = (path, stamp)
     found = _DIGESTS.get(key)
     if found is not None:
         return found
-    stored = _read_digest_cache().get(str(path))
+    stored = _read_digest_cache().get(path)
     if isinstance(stored, dict) and stored.get("files") == [list(s) for s in stamp]:
         digest = str(stored.get("digest", ""))
     else:
         digest = ""
     if len(digest) != 12:
         h = hashlib.sha256()
-        for p in files:
-            h.update(p.name.encode("utf-8") + b"\0")
+        for name in names:
+            h.update(name.encode("utf-8") + b"\0")
             part = hashlib.sha256()
-            with p.open("rb") as fh:
+            with open(os.path.join(path, name), "rb") as fh:
                 while block := fh.read(1 << 20):
                     part.update(block)
             h.update(part.digest())
         digest = h.hexdigest()[:12]
-        _write_digest_cache(str(path), [list(s) for s in stamp], digest)
+        _write_digest_cache(path, [list(s) for s in stamp], digest)
     _DIGESTS[key] = digest
     return digest
 
@@ -575,11 +590,11 @@ def model_label(model: str) -> str:
     >>> model_label("bert-base-multilingual-cased")
     'bert-base-multilingual-cased'
     """
-    path = Path(model).expanduser()
-    if not path.is_dir():
+    path = os.path.expanduser(model)
+    if not os.path.isdir(path):
         return model
-    name = path.resolve().name or "model"
-    return f"{name}@{model_digest(path)}"
+    real = os.path.realpath(path)
+    return f"{os.path.basename(real) or 'model'}@{_digest_of(real)}"
 
 
 # ------------------------------------------------------------------------------------------- baselines

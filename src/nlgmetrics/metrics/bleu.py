@@ -325,7 +325,18 @@ class BLEUStats(Stats):
     hold the last segment (``tail`` is 1 when set); they are kept, not added (see the module docstring).
     """
 
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (
+        ("matches", "totals"),
+        ("totals", "hyp_len"),
+        ("short", "n_segments"),
+        ("n_segments", "n_refs"),
+        ("n_refs", "n_refs_sq"),
+        ("tail_matches5", "tail_total5"),
+        ("tail_total5", "tail_hyp_len"),
+    )
+
     tuple_fields: ClassVar[Mapping[str, int]] = {"matches": 4, "totals": 4, "short": 4}
+    kept_fields: ClassVar[frozenset[str]] = frozenset(_TAIL_FIELDS)
 
     matches: tuple[int, ...]
     totals: tuple[int, ...]

@@ -94,6 +94,13 @@ class CHRFStats(Stats):
     order, as sacrebleu counts them), reference n-grams and clipped matches; and the number of segments and of
     references (with their sum of squares, for sacrebleu's ``nrefs``)."""
 
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (
+        ("match", "hyp"),
+        ("match", "ref"),
+        ("n_segments", "n_refs"),
+        ("n_refs", "n_refs_sq"),
+    )
+
     tuple_fields: ClassVar[Mapping[str, int]] = {"hyp": 6, "ref": 6, "match": 6}
 
     hyp: tuple[int, ...]

@@ -36,7 +36,7 @@ signature records it as ``norm:``), as ASR leaderboards report WER.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._inputs import ReferenceSets
@@ -221,6 +221,31 @@ def _error_counts(ptoks: Sequence[Any], rtoks: Sequence[Any], substitution_cost:
     return errors, hits, subs, dels, ins, len(rtoks), len(ptoks), max(len(rtoks), len(ptoks))
 
 
+def _error_rate_check(values: Mapping[str, Any], cfg: ErrorRateConfig) -> str | None:
+    """The alignment's counts add up (``Family.stats_check``): hits, substitutions and deletions make the
+    reference, hits, substitutions and insertions the prediction, and ``errors`` is their cost."""
+    import numpy as np
+
+    h, s, d, i, n_ref, n_pred, errors = (
+        np.asarray(values[k], dtype=object)
+        for k in ("hits", "substitutions", "deletions", "insertions", "reference_length", "prediction_length", "errors")
+    )
+    if np.any(h + s + d != n_ref):
+        return "hits + substitutions + deletions is not reference_length"
+    if np.any(h + s + i != n_pred):
+        return "hits + substitutions + insertions is not prediction_length"
+    longer = np.asarray(values["longer_length"], dtype=object)
+    # per segment the longer of the two lengths; summed, between the longer and the sum of the summed lengths
+    if np.any(longer < np.maximum(n_ref, n_pred)) or np.any(longer > n_ref + n_pred):
+        return "longer_length is not a sum of the longer of reference_length and prediction_length"
+    if cfg.substitution_cost == 1:
+        if np.any(errors != s + d + i):
+            return "errors is not substitutions + deletions + insertions"
+    elif np.any(errors > cfg.substitution_cost * s + d + i) or np.any(errors < abs(n_ref - n_pred)):
+        return f"errors is not a cost of this alignment (substitution cost {cfg.substitution_cost})"
+    return None
+
+
 def _cost_guard(cfg: ErrorRateConfig) -> tuple[str, str]:
     """The metric and the kernel the cost guard names: characters for CER, tokens otherwise."""
     return ("cer", "levenshtein") if cfg.unit == "char" else ("wer", "token-levenshtein")
@@ -296,6 +321,7 @@ CER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
     kernel=_error_rate_kernel,
     pair_kernel=_error_rate_pair,
     formula=error_rate_from_stats,
+    stats_check=_error_rate_check,
     presets={"jiwer": {"unit": "char"}, "torchmetrics": {"unit": "char", "tokenizer": "char"}},
     default_preset="jiwer",
     single_reference=True,
@@ -312,6 +338,7 @@ WER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
     kernel=_error_rate_kernel,
     pair_kernel=_error_rate_pair,
     formula=error_rate_from_stats,
+    stats_check=_error_rate_check,
     presets={"jiwer": {"unit": "word"}, "torchmetrics": {"unit": "word", "tokenizer": "whitespace"}},
     default_preset="jiwer",
     single_reference=True,
@@ -341,6 +368,7 @@ def _word_measure(name: str, higher_is_better: bool) -> Family[ErrorRateConfig, 
         kernel=_error_rate_kernel,
         pair_kernel=_error_rate_pair,
         formula=_headline(name),
+        stats_check=_error_rate_check,
         presets={"jiwer": {"unit": "word"}, "torchmetrics": {"unit": "word", "tokenizer": "whitespace"}},
         default_preset="jiwer",
         single_reference=True,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -70,6 +70,14 @@ class GLEUStats(Stats):
     """``matches`` and ``total`` (max of the hypothesis and reference n-gram counts) of each segment's best
     reference; ``hyp_ngrams`` and ``ref_ngrams`` are its two sides (precision = matches / hyp_ngrams, recall =
     matches / ref_ngrams); ``segments`` counts the segments that entered the sums."""
+
+    segment_field: ClassVar[str | None] = ""
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (
+        ("matches", "hyp_ngrams"),
+        ("matches", "ref_ngrams"),
+        ("hyp_ngrams", "total"),
+        ("ref_ngrams", "total"),
+    )
 
     matches: int
     total: int

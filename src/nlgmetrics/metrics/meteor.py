@@ -29,9 +29,9 @@ each stage, the chunks and the words, which add up and explain a score (a 0 with
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import chain
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -83,6 +83,8 @@ class METEORConfig:
 class METEORStats(Stats):
     """Sum of segment scores and number of segments; for the best reference of each segment, the matches of
     each stage (exact, stem, synonym), the chunks, and the hypothesis and reference words."""
+
+    per_segment_max: ClassVar[Mapping[str, float]] = {"score": 1.0}
 
     score: float
     n_segments: int

@@ -95,6 +95,17 @@ class Meteor15Stats(Stats):
     paraphrase) the content and function words matched on each side, the chunks (a complete one-chunk match
     counts 0, as ``addStats`` adds them), the matched words on each side, and the number of segments."""
 
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (
+        ("test_function_words", "test_words"),
+        ("reference_function_words", "reference_words"),
+        ("test_word_matches", "test_words"),
+        ("reference_word_matches", "reference_words"),
+        ("test_content_matches", "test_words"),
+        ("reference_content_matches", "reference_words"),
+        ("test_function_matches", "test_function_words"),
+        ("reference_function_matches", "reference_function_words"),
+    )
+
     test_words: int
     reference_words: int
     test_function_words: int

@@ -218,6 +218,15 @@ class MeteorProcess:
 
 
 _LOCK = threading.RLock()
+
+
+def _new_lock_in_child() -> None:  # a lock held by another thread at a fork would never be released in the child
+    global _LOCK
+    _LOCK = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
 _RUNNING: dict[tuple[str, ...], MeteorProcess] = {}
 _LAST_USED: dict[tuple[str, ...], float] = {}
 #: the thread that closes idle JVMs, and the process it belongs to (a forked child starts its own)

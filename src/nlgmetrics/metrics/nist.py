@@ -92,6 +92,8 @@ class NISTStats(Stats):
     """``hyp_ngrams``: hypothesis n-grams per order; ``hyp_len``; ``ref_words``: words of all references;
     ``n_refs``, ``n_segments``; ``table``: reference n-gram counts and matched n-grams (see the module docstring)."""
 
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (("hyp_ngrams", "hyp_len"), ("n_segments", "n_refs"))
+
     tuple_fields: ClassVar[Mapping[str, int]] = {"hyp_ngrams": 5}
     carried_fields: ClassVar[Mapping[str, type[Carried]]] = {"table": NgramTable}
 

@@ -14,8 +14,8 @@ family only. Its :attr:`~nlgmetrics.metrics.base.Family.pair_kernel` scores one 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from .._inputs import ReferenceSets
 from .._np import is_numpy_number
@@ -60,6 +60,8 @@ class NLSConfig:
 @dataclasses.dataclass(frozen=True)
 class NLSStats(Stats):
     """Sum of per-segment similarities and the number of segments."""
+
+    per_segment_max: ClassVar[Mapping[str, float]] = {"score_sum": 1.0}
 
     score_sum: float
     count: int

@@ -47,7 +47,7 @@ import dataclasses
 import math
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -119,6 +119,9 @@ class PerplexityStats(Stats):
     """Sums over sequences: the negative log-likelihood of the counted targets (natural log), their number, the
     UTF-8 bytes of the sequences' text, the number of sequences and how many of them came with a byte count."""
 
+    segment_field: ClassVar[str | None] = "sequences"
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (("sequences_with_bytes", "sequences"),)
+
     nll: float
     tokens: int
     bytes: int
@@ -149,17 +152,28 @@ def _ratio(num: Any, den: Any) -> Any:
     return num / den if den else math.nan
 
 
+def _exp(x: float) -> float:
+    """``math.exp``, but ``inf`` where the result overflows a double (a mean NLL over ~709.78), as torchmetrics'
+    ``torch.exp`` gives, instead of an ``OverflowError``."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
 def perplexity_from_stats(stats: PerplexityStats, cfg: PerplexityConfig) -> PerplexityResult:
     """torchmetrics' ``exp(total / count)`` in float64, with the cross-entropy and bits per token and per byte."""
     mean = _ratio(stats.nll, stats.tokens)
     if isinstance(mean, np.ndarray):
         bpb: Any = np.where(stats.sequences_with_bytes == stats.sequences, _ratio(stats.nll, stats.bytes), math.nan)
-        return PerplexityResult(score=np.exp(mean), nll=mean, bits_per_token=mean / _LN2, bits_per_byte=bpb / _LN2)
+        with np.errstate(over="ignore"):  # a mean NLL over ~709: inf, as torchmetrics gives
+            score = np.exp(mean)
+        return PerplexityResult(score=score, nll=mean, bits_per_token=mean / _LN2, bits_per_byte=bpb / _LN2)
     bpb = None
     if stats.sequences and stats.sequences_with_bytes == stats.sequences:
         bpb = _ratio(stats.nll, stats.bytes) / _LN2
     return PerplexityResult(
-        score=math.exp(mean),
+        score=_exp(mean),
         nll=mean,
         bits_per_token=mean / _LN2,
         bits_per_byte=bpb,

@@ -35,8 +35,8 @@ import bisect
 import dataclasses
 import math
 import operator
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -94,6 +94,9 @@ class RIBESConfig:
 class RIBESStats(Stats):
     """Sum of the segment scores, number of segments counted in the mean, number of segments, and the sums of
     the best reference's normalised Kendall's tau, unigram precision and brevity penalty."""
+
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (("n_scored", "n_segments"), ("score", "n_scored"))
+    per_segment_max: ClassVar[Mapping[str, float]] = {"nkt": 1.0, "precision": 1.0, "bp": 1.0}
 
     score: float
     n_scored: int

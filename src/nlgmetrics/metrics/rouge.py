@@ -587,6 +587,21 @@ PRESETS: dict[str, dict[str, Any]] = {
     "llamafactory": {"rouge_types": ("rouge1", "rouge2", "rougeL"), "tokenizer": "zh-jieba", "scoring": "llamafactory"},
 }
 
+
+def _rouge_check(values: Mapping[str, Any], cfg: RougeConfig) -> str | None:
+    """Each segment's P, R and F is at most 1 (100 in LLaMA-Factory's scale): ``Family.stats_check``."""
+    import numpy as np
+
+    top = 100.0 if cfg.scoring == "llamafactory" else 1.0
+    count = np.asarray(values["count"], dtype=np.float64)
+    for name in _MEASURES:
+        sums = np.asarray(values[name], dtype=np.float64)
+        limit = (count[..., None] if sums.ndim > count.ndim else count) * top
+        if np.any(sums > limit * (1 + 1e-6) + 1e-9):
+            return f"{name} exceeds {top:g} per segment for {count.tolist()} segment(s)"
+    return None
+
+
 ROUGE = RougeFamily(
     cache_configs=True,
     name="rouge",
@@ -599,6 +614,7 @@ ROUGE = RougeFamily(
     default_preset=None,
     vectorized=False,
     stats_sizes=lambda cfg: dict.fromkeys(RougeStats.tuple_fields, len(cfg.rouge_types)),
+    stats_check=_rouge_check,
 )
 
 

@@ -26,7 +26,10 @@ So SARI is additive the simple way: the statistics are the sum of the segment sc
 and add parts, for reporting) and the number of segments; the corpus score is their mean. The sum of a batch is
 the script's running sum, segment after segment (not ``math.fsum``: on real corpora of 2,000 segments the two
 differ by up to 2e-12 in the score), so a corpus scored in one call is the script's number to the last bit.
-Batches, merges and DDP ranks add their sums: the same number up to the rounding of those few additions.
+``evaluate``, the chunked command line and the Dask, Spark and Ray engines keep that running sum across their
+chunks and partitions (``Stats.running_fields``, exact partial sums that merge in input order), so they give the
+one-call number to the last bit too. The stateful classes' updates, merges and DDP ranks add their sums: the same
+number up to the rounding of those few additions.
 
 The float sums inside a segment (the keep and delete precisions) are added in the script's order — the order in
 which the n-grams first occur in the source — so per-segment scores are the script's to the last bit.
@@ -49,9 +52,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets
 from .._np import loaded
@@ -96,6 +99,11 @@ class SARIConfig:
 class SARIStats(Stats):
     """Sums over segments of the segment SARI (0-1) and of its keep, delete and add parts (each the mean over
     the four orders), and the number of segments."""
+
+    per_segment_max: ClassVar[Mapping[str, float]] = {"sari": 1.0, "keep": 1.0, "delete": 1.0, "add": 1.0}
+    # the script's running sum, segment after segment (see the module docstring): exact partial sums are running
+    # sums too, so evaluate, Dask, Spark and Ray give the one-call number to the last bit
+    running_fields: ClassVar[frozenset[str]] = frozenset({"sari", "keep", "delete", "add"})
 
     sari: float
     keep: float

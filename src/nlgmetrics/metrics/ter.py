@@ -26,7 +26,7 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -81,6 +81,8 @@ class TERConfig:
 class TERStats(Stats):
     """The fewest edits over the segment's references, the average length of its references, and the number
     of segments and references (with the sum of squared reference counts, for sacrebleu's ``nrefs``)."""
+
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (("n_segments", "n_refs"), ("n_refs", "n_refs_sq"))
 
     edits: int
     ref_length: float

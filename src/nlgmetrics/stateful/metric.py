@@ -9,7 +9,10 @@ and the number of workers do not change the result.
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 import threading
+import weakref
 from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
@@ -33,7 +36,10 @@ class Metric(Generic[C, S, R]):
 
     One instance may be shared between threads: ``update``, ``merge``, ``compute``, ``reset`` and the state
     methods take the instance's lock around the state (the statistics of a batch are computed outside it, so
-    threads still score in parallel where the kernel releases the GIL), and no update is ever lost.
+    threads still score in parallel where the kernel releases the GIL), and no update is ever lost. A process
+    forked while another thread holds that lock (inside ``update``) gets a fresh lock in the child
+    (``os.register_at_fork``), so the child never waits for a thread it does not have; it has the state as the
+    fork found it.
 
     ``compute()`` before any segment was added (after construction or ``reset()``) warns and returns the
     formula on empty statistics (a score of 0; WIP's formula gives 1), for every metric alike.
@@ -45,6 +51,7 @@ class Metric(Generic[C, S, R]):
         self.config: C = self.family.make_config(preset, **options)
         self.keep_segments = keep_segments or self.family.needs_segments(self.config)
         self._lock = threading.RLock()
+        _INSTANCES.add(self)
         self.reset()
 
     # ------------------------------------------------------------------ pickling (the lock stays behind)
@@ -57,13 +64,31 @@ class Metric(Generic[C, S, R]):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.RLock()
+        _INSTANCES.add(self)
 
     # ------------------------------------------------------------------ state
     def reset(self) -> None:
         with self._lock:
             self._total: S = self.family.zero(self.config)
+            # the totals of updates not yet added in (families with carried tables: they are merged at once when
+            # the total is read, so that many updates cost what one does)
+            self._pending: list[S] = []
             self._segments: list[StatsBatch[S]] = []
             self._count = 0
+
+    def _add_total(self, total: S) -> None:
+        """Add ``total`` to the running sum (under the lock)."""
+        if self.family.stats_cls.carried_fields:
+            self._pending.append(total)
+        else:
+            self._total = self._total + total
+
+    def _settled(self) -> S:
+        """The running sum with every pending update added in (under the lock)."""
+        if self._pending:
+            self._total = self.family.stats_cls.sum_of([self._total, *self._pending])
+            self._pending = []
+        return self._total
 
     def update(self, predictions: Any, references: Any = None, *, sources: Any = None, **inputs: Any) -> None:
         """Add the statistics of a batch. An empty batch is allowed and changes nothing. ``sources`` only for a
@@ -79,7 +104,7 @@ class Metric(Generic[C, S, R]):
             return
         total = batch.total()
         with self._lock:
-            self._total = self._total + total
+            self._add_total(total)
             self._count += len(batch)
             if self.keep_segments:
                 self._segments.append(batch)
@@ -98,7 +123,7 @@ class Metric(Generic[C, S, R]):
         """The result over everything seen since the last ``reset()``. With no segment seen, a warning and the
         score of empty statistics (0)."""
         with self._lock:
-            total, parts, count = self._total, list(self._segments), self._count
+            total, parts, count = self._settled(), list(self._segments), self._count
         if count == 0:
             warn(
                 f"{type(self).__name__}.compute() was called before any segment was added (no update() since "
@@ -113,7 +138,7 @@ class Metric(Generic[C, S, R]):
     def stats(self) -> S:
         """The summed statistics so far."""
         with self._lock:
-            return self._total
+            return self._settled()
 
     @property
     def count(self) -> int:
@@ -122,7 +147,8 @@ class Metric(Generic[C, S, R]):
             return self._count
 
     def merge(self, *others: Metric[C, S, R]) -> Metric[C, S, R]:
-        """Add the states of ``others`` into this metric, in place, and return it."""
+        """Add the states of ``others`` (of the same class and configuration, each a possible sum of its
+        segments) into this metric, in place, and return it."""
         for other in others:
             if not isinstance(other, Metric) or type(other) is not type(self):
                 raise InvalidInputError(
@@ -137,9 +163,10 @@ class Metric(Generic[C, S, R]):
             if self.keep_segments and not other.keep_segments:
                 raise InvalidInputError("cannot merge a metric without per-segment state into one that keeps it")
             with other._lock:  # a snapshot of the other; never both locks at once (no lock-order deadlock)
-                total, parts, count = other._total, list(other._segments), other._count
+                total, parts, count = other._settled(), list(other._segments), other._count
+            self._check_total(total, count, f"the state of the merged {type(other).__name__}")
             with self._lock:
-                self._total = self._total + total
+                self._add_total(total)
                 self._count += count
                 if self.keep_segments:
                     self._segments.extend(parts)
@@ -150,10 +177,11 @@ class Metric(Generic[C, S, R]):
         """The state as plain Python data: config, summed statistics, the number of segments and (if kept)
         per-segment columns."""
         with self._lock:
-            total, parts, count = self._total, list(self._segments), self._count
+            total, parts, count = self._settled(), list(self._segments), self._count
         state: dict[str, Any] = {
             "family": self.family.name,
             "config": dataclasses.asdict(self.config),  # type: ignore[call-overload]
+            "signature": self.family.config_signature(self.config),
             "stats": total.to_dict(),
             "count": count,
         }
@@ -163,9 +191,11 @@ class Metric(Generic[C, S, R]):
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Replace the state with one from :meth:`state_dict`. Everything is checked first (family, config,
-        field names, types, lengths, shapes, signs, finiteness); a bad state raises
-        :class:`~nlgmetrics.errors.InvalidInputError` naming what is wrong and leaves this metric unchanged."""
+        """Replace the state with one from :meth:`state_dict`. Everything is checked first (family, config and
+        signature, field names, types, lengths, shapes, signs, finiteness, and that the statistics are a possible
+        sum of ``count`` segments: :meth:`~nlgmetrics.stats.Stats.inconsistency`, per segment too, and that the
+        segments add up to the total); a bad state raises :class:`~nlgmetrics.errors.InvalidInputError` naming
+        what is wrong and leaves this metric unchanged."""
         if not isinstance(state, dict):
             raise InvalidInputError(f"a state must be a dict from state_dict(), got {type(state).__name__}")
         if state.get("family") != self.family.name:
@@ -180,6 +210,14 @@ class Metric(Generic[C, S, R]):
             raise InvalidInputError(f"state['config'] does not fit {self.family.name}: {err}") from None
         if config != self.config:
             raise InvalidInputError(f"state was saved with {config}, this metric has {self.config}")
+        saved = state.get("signature")
+        if saved is not None:
+            ours = self.family.config_signature(self.config)
+            if not isinstance(saved, str) or _unversioned(saved) != _unversioned(ours):
+                raise InvalidInputError(
+                    f"state was saved with the signature {saved!r}, this metric's is {ours!r} (the same options, "
+                    "but something they name has changed, such as a model folder's weights)"
+                )
         if self.keep_segments and "segments" not in state:
             raise InvalidInputError(
                 "this metric keeps per-segment statistics, but the state was saved without them "
@@ -188,21 +226,48 @@ class Metric(Generic[C, S, R]):
         zero = self.family.zero(self.config)
         total = self.family.stats_cls.checked(state.get("stats"), template=zero, where="state['stats']")
         count = state.get("count")
-        if count is None:  # a state saved before the count was kept
-            count = 0 if total == zero else 1
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        if count is None:  # a state saved before the count was kept: the statistics' own count, if any
+            counting = self.family.stats_cls.counting_field()
+            count = getattr(total, counting) if counting is not None else (0 if total == zero else None)
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
             raise InvalidInputError(f"state['count'] must be a whole number >= 0, got {count!r}")
+        self._check_total(total, count, "state['stats']")
         segments: list[StatsBatch[S]] = []
         if self.keep_segments:
             batch = self._checked_columns(state["segments"])
-            if len(batch) != count and "count" in state:
+            if count is not None and len(batch) != count:
                 raise InvalidInputError(
                     f"state['segments'] holds {len(batch)} segments but state['count'] says {count}"
                 )
+            self._check_segments_total(batch, total)
             if len(batch):
                 segments.append(batch)
+        if count is None:
+            count = len(segments[0]) if segments else 1
         with self._lock:
-            self._total, self._segments, self._count = total, segments, count
+            self._total, self._pending, self._segments, self._count = total, [], segments, count
+
+    def _check_total(self, total: S, count: int | None, where: str) -> None:
+        """Raise naming what is impossible in ``total`` as the sum of ``count`` segments (``None``: unknown)."""
+        values = {name: getattr(total, name) for name in self.family.stats_cls.field_names()}
+        found = self.family.inconsistency(values, count, self.config)
+        if found is not None:
+            raise InvalidInputError(f"{where} is not a sum of {self.family.name} statistics: {found}")
+
+    def _check_segments_total(self, batch: StatsBatch[S], total: S) -> None:
+        """The per-segment columns add up to the summed statistics (floats up to rounding)."""
+        if not len(batch):
+            return
+        summed = batch.total()
+        for name in self.family.stats_cls.field_names():
+            if name in self.family.stats_cls.carried_fields or name in self.family.stats_cls.kept_fields:
+                continue
+            mine, theirs = getattr(summed, name), getattr(total, name)
+            pairs = zip(mine, theirs, strict=True) if isinstance(mine, tuple) else [(mine, theirs)]
+            if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in pairs):
+                raise InvalidInputError(
+                    f"state['segments'][{name!r}] adds up to {mine!r}, but state['stats'][{name!r}] is {theirs!r}"
+                )
 
     def _checked_columns(self, columns: Any) -> StatsBatch[S]:
         template = self.family.empty_batch(self.config).columns
@@ -236,9 +301,34 @@ class Metric(Generic[C, S, R]):
                 raise InvalidInputError(f"{where} must hold whole numbers (counts)")
             cols[k] = arr.astype(empty.dtype)
         try:
-            return StatsBatch(stats_cls, cols)
+            batch = StatsBatch(stats_cls, cols)
         except ValueError as err:
             raise InvalidInputError(f"state['segments']: {err}") from None
+        found = self.family.inconsistency(cols, 1, self.config)  # one segment per row
+        if found is not None:
+            raise InvalidInputError(f"state['segments'] holds a segment that is not possible: {found}")
+        return batch
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"
+
+
+#: Every live instance, so that a forked child can give each a fresh lock.
+_INSTANCES: weakref.WeakSet[Metric[Any, Any, Any]] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """In a forked child only the forking thread runs: a lock another thread held at the fork would never be
+    released, and the child's next ``update`` would wait forever. Every instance gets a new lock."""
+    for metric in list(_INSTANCES):
+        metric._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _unversioned(signature: str) -> str:
+    """A signature without its library version (a state saved by another release still loads)."""
+    head, sep, tail = signature.rpartition("|nlgmetrics:")
+    return head if sep and "|" not in tail else signature

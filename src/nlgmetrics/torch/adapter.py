@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+import numpy as np
 import torch
 from torchmetrics import Metric as _TorchmetricsMetric
 
+from ..errors import InvalidInputError
 from ..metrics.base import Family, Result
 from ..signature import build_signature
 from ..stats import Stats, StatsBatch
@@ -136,6 +138,72 @@ class TorchMetric(_TorchmetricsMetric):
             dist_sync_fn=self.dist_sync_fn, should_sync=self._to_sync, should_unsync=self._should_unsync
         ):
             return self._result()
+
+    # ------------------------------------------------------------------ checked states
+    def merge_state(self, incoming_state: dict[str, Any] | _TorchmetricsMetric) -> None:
+        """torchmetrics' ``merge_state``, after checking that the incoming state is one this metric could have
+        produced: a metric of the same class and configuration, or a dict of every state, whose statistics are
+        finite, whole where they count, non-negative where they must be and consistent with each other (see
+        :meth:`~nlgmetrics.stats.Stats.inconsistency`). A bad state raises
+        :class:`~nlgmetrics.errors.InvalidInputError` and changes nothing."""
+        if isinstance(incoming_state, TorchMetric):
+            if type(incoming_state) is not type(self) or incoming_state.config != self.config:
+                raise InvalidInputError(
+                    f"cannot merge {type(incoming_state).__name__}({incoming_state.config}) into "
+                    f"{type(self).__name__}({self.config}): merge takes a metric of the same class and configuration"
+                )
+            states: Any = incoming_state.metric_state
+        elif isinstance(incoming_state, dict):
+            states = incoming_state
+            missing = [n for n in self._defaults if n not in states]
+            unknown = [str(n) for n in states if n not in self._defaults]
+            if missing or unknown:
+                hint = " (a state of another configuration)" if any(n.startswith("config_") for n in unknown) else ""
+                parts = [f"missing {', '.join(missing)}"] if missing else []
+                parts += [f"unknown {', '.join(unknown)}"] if unknown else []
+                raise InvalidInputError(f"cannot merge the state into {type(self).__name__}{hint}: {'; '.join(parts)}")
+        else:
+            name = type(incoming_state).__name__
+            raise InvalidInputError(f"merge_state takes a {type(self).__name__} or a dict of its states, got {name}")
+        self._check_states(states, "the merged state")
+        super().merge_state(incoming_state)
+
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any, **kwargs: Any) -> None:
+        before = {name: getattr(self, name) for name in self._defaults}
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+        try:
+            self._check_states({name: getattr(self, name) for name in self._defaults}, "the loaded state")
+        except InvalidInputError:
+            for name, value in before.items():
+                setattr(self, name, value)
+            raise
+
+    def _check_states(self, states: Mapping[str, Any], where: str) -> None:
+        """Raise naming what makes ``states`` (this metric's states by name) impossible."""
+        family = type(self).family
+        signed = family.stats_cls.signed_fields
+        values: dict[str, Any] = {}
+        for field in self._layout.fields:
+            if field.carried is not None:
+                values[field.name] = None
+                continue
+            state = states[field.name]
+            try:
+                array = torch.as_tensor(state).detach().to("cpu", torch.float64).reshape(-1).numpy()
+            except (TypeError, ValueError, RuntimeError):
+                raise InvalidInputError(f"{where}: {field.name} is not a tensor of numbers") from None
+            if array.shape != (field.width,):
+                raise InvalidInputError(f"{where}: {field.name} holds {array.size} values, expected {field.width}")
+            if not np.isfinite(array).all():
+                raise InvalidInputError(f"{where}: {field.name} holds a value that is not a finite number")
+            if field.name not in signed and (array < 0).any():
+                raise InvalidInputError(f"{where}: {field.name} holds a negative value")
+            if field.integer and (array != np.round(array)).any():
+                raise InvalidInputError(f"{where}: {field.name} must hold whole numbers (counts)")
+            values[field.name] = array[0] if field.size is None else array
+        found = family.inconsistency(values, None, self.config)
+        if found is not None:
+            raise InvalidInputError(f"{where} is not a sum of {family.name} statistics: {found}")
 
     # ------------------------------------------------------------------ helpers
     @property

@@ -47,6 +47,7 @@ import collections
 import dataclasses
 import itertools
 import math
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -56,7 +57,7 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 
 from ..errors import InvalidInputError, MissingDependencyError
-from ..metrics.bertscore_models import load_config, load_pretrained, load_tokenizer, model_depth
+from ..metrics.bertscore_models import load_config, load_pretrained, load_tokenizer, model_depth, model_label
 
 __all__ = [
     "DTYPES",
@@ -483,6 +484,18 @@ _ENCODERS: collections.OrderedDict[tuple[Any, ...], Encoder] = collections.Order
 _ENCODERS_LOCK = threading.Lock()
 
 
+def _new_locks_in_child() -> None:
+    """A forked child gets fresh locks (one held by another thread at the fork would never be released there)."""
+    global _ENCODERS_LOCK
+    _ENCODERS_LOCK = threading.Lock()
+    for encoder in list(_ENCODERS.values()):
+        encoder.lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_locks_in_child)
+
+
 def get_encoder(
     model: str,
     num_layers: int,
@@ -496,13 +509,15 @@ def get_encoder(
     ``allow_download`` lets a model missing from the Hugging Face cache be downloaded."""
     if dtype not in DTYPES:
         raise InvalidInputError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
-    key = (model, num_layers, resolve_device(device), dtype, all_layers)
+    # a local folder by its content digest too: weights changed at the same path load again (the signature names
+    # the new digest, so its scores must come from the new weights)
+    key = (model, model_label(model), num_layers, resolve_device(device), dtype, all_layers)
     with _ENCODERS_LOCK:
         encoder = _ENCODERS.get(key)
         if encoder is not None:
             _ENCODERS.move_to_end(key)
             return encoder
-    encoder = Encoder(model, num_layers, key[2], dtype, all_layers, allow_download)
+    encoder = Encoder(model, num_layers, key[3], dtype, all_layers, allow_download)
     with _ENCODERS_LOCK:
         _ENCODERS[key] = encoder
         while len(_ENCODERS) > MAX_ENCODERS:
@@ -510,20 +525,21 @@ def get_encoder(
     return encoder
 
 
-_TOKENIZATIONS: collections.OrderedDict[str, Tokenization] = collections.OrderedDict()
+_TOKENIZATIONS: collections.OrderedDict[tuple[str, str], Tokenization] = collections.OrderedDict()
 
 
 def get_tokenization(model: str, *, allow_download: bool = False) -> Tokenization:
     """The :class:`Tokenization` of ``model`` (that of a loaded encoder when there is one)."""
+    label = model_label(model)
     with _ENCODERS_LOCK:
         for key, encoder in reversed(_ENCODERS.items()):
-            if key[0] == model:
+            if key[:2] == (model, label):
                 return encoder
-        found = _TOKENIZATIONS.get(model)
+        found = _TOKENIZATIONS.get((model, label))
     if found is None:
         found = Tokenization(model, allow_download)
         with _ENCODERS_LOCK:
-            _TOKENIZATIONS[model] = found
+            _TOKENIZATIONS[(model, label)] = found
             while len(_TOKENIZATIONS) > MAX_ENCODERS:
                 _TOKENIZATIONS.popitem(last=False)
     return found
