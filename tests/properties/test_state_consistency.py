@@ -25,7 +25,13 @@ EXTRA: dict[str, list[dict[str, object]]] = {
     "chrf": [{"word_order": 2}],
     "bleu": [{"preset": "nltk", "smoothing": "method5"}, {"preset": "nltk", "smoothing": "method7"}],
 }
-NAMES = sorted(n for n in CATALOG if n not in SKIP and CATALOG[n].cls)
+def _scores_text(name: str) -> bool:
+    """Whether the family's inputs are strings (not counts, log-likelihoods or sampled answers)."""
+    example = get_family(name).example
+    return example is None or all(isinstance(p, str) for p in example["predictions"])
+
+
+NAMES = sorted(n for n in CATALOG if n not in SKIP and CATALOG[n].cls and _scores_text(n))
 
 words = st.text(alphabet="ab c日本ＡＢ。.!0 ", max_size=16)
 items = st.lists(st.tuples(words, st.lists(words, min_size=1, max_size=3)), min_size=1, max_size=6)
