@@ -16,6 +16,8 @@ from nlgmetrics.stateful import stateful_class
 
 PREDS = [f"the cat {i} sat on the mat" for i in range(40)]
 REFS = [f"the cat {i} sat on a mat today" for i in range(40)]
+
+
 # the model families (BERTScore, perplexity) need weights to update; ANLS* takes structured values
 def _scores_text(name: str) -> bool:
     """Whether the family's inputs are strings (not logits, JSON values, counts or log-likelihoods)."""

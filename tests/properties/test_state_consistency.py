@@ -25,6 +25,8 @@ EXTRA: dict[str, list[dict[str, object]]] = {
     "chrf": [{"word_order": 2}],
     "bleu": [{"preset": "nltk", "smoothing": "method5"}, {"preset": "nltk", "smoothing": "method7"}],
 }
+
+
 def _scores_text(name: str) -> bool:
     """Whether the family's inputs are strings (not counts, log-likelihoods or sampled answers)."""
     example = get_family(name).example
