@@ -64,25 +64,25 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._inputs import ReferenceSets
-from .._np import loaded
-from ..algorithms.native import has_native, native
-from ..algorithms.refcache import ReferenceCache, disk_cache_set
-from ..errors import InvalidInputError, unknown_option
-from ..signature import sig_field
-from ..stats import Stats, StatsBatch
-from ..text import get_tokenizer
-from ..text.coverage import warn_unsplit_cjk
-from ..text.mt_tokenize import (
+from ..._inputs import ReferenceSets
+from ..._np import loaded
+from ...algorithms.native import has_native, native
+from ...algorithms.refcache import ReferenceCache, disk_cache_set
+from ...errors import InvalidInputError, unknown_option
+from ...signature import sig_field
+from ...stats import Stats, StatsBatch
+from ...text import get_tokenizer
+from ...text.coverage import warn_unsplit_cjk
+from ...text.mt_tokenize import (
     SACREBLEU_TOKENIZERS,
     SACREBLEU_VERSION,
     perl_lowercase,
     perl_split,
     sacrebleu_tokenizer,
 )
-from ..text.registry import check_tokenizer_name, resolve_ja_mecab
-from ..text.spm import SPM_MODELS, SPM_NAMES, canonical, spm_tokenizer
-from .base import MAX_ORDER, Family, Result, check_integer, check_number
+from ...text.registry import check_tokenizer_name, resolve_ja_mecab
+from ...text.spm import SPM_MODELS, SPM_NAMES, canonical, spm_tokenizer
+from ..base import MAX_ORDER, Family, Result, check_integer, check_number
 
 # numpy (and the n-gram index built on it) is imported where a path needs it: a fresh process scoring a corpus on
 # the compiled counters takes the row path and never imports it
@@ -147,7 +147,7 @@ def sacrebleu_name(tokenizer: str | None) -> str | None:
 
 
 def _VALID_TOKENIZERS() -> list[str]:
-    from ..text.registry import public_tokenizers
+    from ...text.registry import public_tokenizers
 
     return sorted({*SACREBLEU_TOKENIZERS, *SPM_NAMES, "whitespace", "perl-whitespace", *public_tokenizers()})
 
@@ -187,7 +187,7 @@ class BLEUConfig:
     auto_reweigh: bool = sig_field("rew", False)
     ref_length: str = sig_field("ref", "closest")
     scale: float | None = sig_field("scale", None)
-    average: str = sig_field("avg", "corpus", choices=("corpus", "sentence"))  # metrics/bleu_sentence.py
+    average: str = sig_field("avg", "corpus", choices=("corpus", "sentence"))  # metrics/bleu/sentence.py
     sentence_round: int | None = sig_field("sround", None)
     preset: str | None = sig_field("preset", None)
     #: spBLEU: the SentencePiece model file of the flores101/flores200/spBLEU-1K tokenizers (default: the file
@@ -263,7 +263,7 @@ class BLEUConfig:
         _set(self, "scale", float(self.scale))
         if self.convention == "nltk-3.2" and self.weights is not None and any(w <= 0 for w in self.weights):
             raise InvalidInputError("the nltk-3.2 convention needs positive weights")
-        from .bleu_sentence import check_average
+        from .sentence import check_average
 
         check_average(self)
 
@@ -350,7 +350,7 @@ class BLEUStats(Stats):
     tail_hyp_len: int
     tail_matches5: int
     tail_total5: int
-    sentence_sum: float = 0.0  # the sum of per-segment BLEU under average="sentence" (metrics/bleu_sentence.py)
+    sentence_sum: float = 0.0  # the sum of per-segment BLEU under average="sentence" (metrics/bleu/sentence.py)
 
     def __add__(self, other: Any) -> BLEUStats:
         if type(other) is not type(self):
@@ -451,7 +451,7 @@ def _char_texts(lines: list[str], cfg: BLEUConfig) -> list[str]:
 def _reference_index(refs: ReferenceSets, cfg: BLEUConfig, orders: int) -> tuple[Any, dict[Any, int] | None]:
     import numpy as np
 
-    from ..algorithms.ngrams import TokenStreams, build_index, codepoint_streams, stored_vocabulary_streams
+    from ...algorithms.ngrams import TokenStreams, build_index, codepoint_streams, stored_vocabulary_streams
 
     if refs.starts is None:
         unit = np.arange(len(refs.flat), dtype=np.int64)
@@ -635,7 +635,7 @@ def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> Stat
         return _small_batch(preds, refs, cfg, orders)
     import numpy as np
 
-    from ..algorithms.ngrams import clipped_counts, codepoint_streams, vocabulary_streams
+    from ...algorithms.ngrams import clipped_counts, codepoint_streams, vocabulary_streams
 
     key = (
         "bleu",
@@ -683,7 +683,7 @@ def _columns(
         "tail_matches5": matches[:, _TAIL_ORDER - 1] if cfg.needs_tail5 else zeros,
         "tail_total5": totals[:, _TAIL_ORDER - 1] if cfg.needs_tail5 else zeros,
     }
-    from .bleu_sentence import sentence_scores
+    from .sentence import sentence_scores
 
     columns["sentence_sum"] = sentence_scores(columns, cfg, BLEUStats, bleu_from_stats)
     return _BLEUBatch(BLEUStats, columns)
@@ -1112,7 +1112,7 @@ def bleu_from_stats(stats: BLEUStats, cfg: BLEUConfig) -> BLEUResult:
     scale = float(cfg.scale or 1)
     factor = scale / arith.native
     score = arith.score * factor if factor != 1 else arith.score
-    if cfg.average == "sentence":  # the mean of the segments' own BLEU (metrics/bleu_sentence.py)
+    if cfg.average == "sentence":  # the mean of the segments' own BLEU (metrics/bleu/sentence.py)
         score = stats.sentence_sum / int(stats.n_segments) if int(stats.n_segments) else 0.0
     hyp_len, ref_len = int(stats.hyp_len), int(stats.ref_len)
     p_factor = scale / arith.precision_scale
