@@ -16,28 +16,12 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..._np import is_numpy_number
-from ...errors import InvalidInputError, unknown_option
+from .config import AVERAGES, BLEUConfig, check_average
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from . import BLEUConfig
-
 __all__ = ["AVERAGES", "check_average", "sentence_scores"]
-
-AVERAGES = ("corpus", "sentence")
-
-
-def check_average(cfg: BLEUConfig) -> None:
-    if cfg.average not in AVERAGES:
-        raise unknown_option("BLEU average", cfg.average, list(AVERAGES))
-    r = cfg.sentence_round
-    if r is not None:
-        if isinstance(r, bool) or not (isinstance(r, int) or is_numpy_number(r, "i")) or r < 0:
-            raise InvalidInputError(f"sentence_round must be a number of decimals >= 0, got {r!r}")
-        if cfg.average != "sentence":
-            raise InvalidInputError("sentence_round rounds each sentence's BLEU: it needs average='sentence'")
 
 
 def sentence_scores(
