@@ -1,9 +1,9 @@
 """The old import path of :mod:`nlgmetrics.metrics.bleu.sentence`: this name is that very module (an alias in
 ``sys.modules``), so what is read or set through it is the module's own."""
 
+import importlib
 import sys
 
-from .bleu import sentence
 from .bleu.sentence import *  # noqa: F403  (the names, for type checkers and editors)
 
-sys.modules[__name__] = sentence
+sys.modules[__name__] = importlib.import_module(".bleu.sentence", __package__)
