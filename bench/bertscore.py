@@ -181,6 +181,64 @@ def cli_cold(bin_dir: Path) -> dict[str, float]:
     return out
 
 
+def corpus_runs(sizes: list[int], repeat: int) -> int:
+    """The corpus row alone: our float32 call against ``BERTScorer.score`` on the first ``n`` SummEval pairs, in
+    ``repeat`` interleaved runs (the order alternating), each run's times, ratio and machine load printed, then the
+    best of each."""
+    import bert_score
+    import torch
+    from transformers.utils import logging as hf_logging
+
+    import nlgmetrics as nm
+
+    hf_logging.disable_progress_bar()
+    warnings.simplefilter("ignore", UserWarning)
+    scorer = bert_score.BERTScorer(model_type=MODEL, num_layers=LAYER)
+    nm.bertscore(["load"], ["load"], model=MODEL, num_layers=LAYER)
+    scorer.score(["load"], ["load"])
+    print(
+        f"machine: {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads); ratio: bert-score / ours"
+    )
+    rows: list[tuple[str, ...]] = []
+    for n in sizes:
+        preds, refs = corpus_pairs(n)
+        tools = {
+            "ours": lambda p=preds, r=refs: nm.bertscore(
+                p, r, model=MODEL, num_layers=LAYER, cache=False, reduction=None, progress=False
+            ),
+            "bert-score": lambda p=preds, r=refs: scorer.score(p, r),
+        }
+        best = dict.fromkeys(tools, float("inf"))
+        for k in range(repeat):
+            times = {}
+            for name, fn in list(tools.items())[:: 1 if k % 2 == 0 else -1]:
+                t0 = time.perf_counter()
+                fn()
+                times[name] = time.perf_counter() - t0
+                best[name] = min(best[name], times[name])
+            ratio = times["bert-score"] / times["ours"]
+            rows.append(
+                (
+                    f"{n:,} pairs, run {k + 1}",
+                    fmt_time(times["ours"]),
+                    fmt_time(times["bert-score"]),
+                    f"{ratio:.2f}×",
+                    machine_load(),
+                )
+            )
+        rows.append(
+            (
+                f"{n:,} pairs, best of {repeat}",
+                fmt_time(best["ours"]),
+                fmt_time(best["bert-score"]),
+                f"{best['bert-score'] / best['ours']:.2f}×",
+                "",
+            )
+        )
+    print(table(rows, ("SummEval, fp32, one call", "nlgmetrics", "bert-score", "ratio", "machine")))
+    return 0
+
+
 # ------------------------------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
@@ -192,6 +250,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="also write the figures to this JSON file")
     ap.add_argument("--device", default="cpu", help="cpu (the CPU tables) or cuda[:N] (the GPU tables)")
     ap.add_argument("--counts", action="store_true", help="also the shape and operator counts of one call")
+    ap.add_argument(
+        "--corpus-only",
+        metavar="N,N",
+        help="only the corpus row, for each of these pair counts: every interleaved run's ratio and the load",
+    )
     ap.add_argument("--profile-pairs", type=int, default=300, help="pairs of the profiled call (--counts)")
     ap.add_argument("--gpu-pairs", type=int, default=10000, help="pairs per corpus on a GPU")
     ap.add_argument("--gpu-models", default="base,large", help="random BERT shapes on a GPU: base, large")
@@ -202,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         child(args.child, args.pairs)
         return 0
+    if args.corpus_only:
+        return corpus_runs([int(n) for n in args.corpus_only.split(",")], args.repeat)
     if args.device != "cpu":
         import torch
 

@@ -269,17 +269,44 @@ def test_cpu_threads_give_way_on_a_busy_machine(monkeypatch):
 
     monkeypatch.setattr(device, "_cpu_count", lambda: 2)
     monkeypatch.delenv(device.THREADS_ENV, raising=False)
-    monkeypatch.setattr(device, "_busy_elsewhere", lambda: 0.0)
+    busy = {"now": 0.0}
+    monkeypatch.setattr(device._METER, "others", lambda: busy["now"])
     assert device.threads_for_load(2) == 2
-    monkeypatch.setattr(device, "_busy_elsewhere", lambda: 5.0)
+    busy["now"] = 0.8  # most of a core used elsewhere
+    assert device.threads_for_load(2) == 1
+    busy["now"] = 5.0
     assert device.threads_for_load(2) == 1
     monkeypatch.setenv(device.THREADS_ENV, "2")
     assert device.threads_for_load(2) == 2
     before = torch.get_num_threads()
     monkeypatch.setenv(device.THREADS_ENV, "1")
-    with device.cpu_threads(torch.device("cpu")) as used:
-        assert used == torch.get_num_threads() == 1
+    with device.cpu_threads(torch.device("cpu")) as threads:
+        assert threads.used == torch.get_num_threads() == 1
+        monkeypatch.setenv(device.THREADS_ENV, str(before))
+        threads.adjust()  # the load changed between two forward passes
+        assert torch.get_num_threads() == before
     assert torch.get_num_threads() == before
+
+
+def test_the_meter_counts_other_processes_not_this_one(monkeypatch):
+    import nlgmetrics.engine.device as device
+
+    meter = device._CpuMeter()
+    readings = iter(
+        [
+            (100.0, 50.0, 10.0),  # (wall s, all CPUs' busy s, this process's CPU s)
+            (101.0, 52.0, 11.5),  # 2 cores busy for 1 s, 1.5 of them this process: 0.5 elsewhere
+            (101.01, 60.0, 12.0),  # 10 ms later: too short an interval, the estimate stands
+            (102.0, 53.9, 13.5),  # 1 s: 1.9 busy, 2.0 this process (its clock is finer): 0 elsewhere
+            (200.0, 60.0, 20.0),  # a reading after 98 s starts afresh
+        ]
+    )
+    monkeypatch.setattr(meter, "_read", lambda: next(readings))
+    assert meter.others() is None
+    assert meter.others() == pytest.approx(0.5)
+    assert meter.others() == pytest.approx(0.5)
+    assert meter.others() == pytest.approx(0.25)  # smoothed: half the last estimate, half the new one
+    assert meter.others() is None
 
 
 # ---------------------------------------------------------------------------------------- BERTScore on two devices

@@ -10,17 +10,20 @@
   and cuDNN builds an execution plan for every new (batch, width) shape. On an H200 that planning took 10.5 s of
   a 16.7 s first call (6.8 ms per call, 1,548 calls), while every CUDA kernel of the call took 0.28 s; flash and
   memory-efficient attention plan nothing per shape. Elsewhere torch's own choice stands.
-* :func:`cpu_threads` runs a CPU call on fewer threads when other processes keep the cores busy. torch's OpenMP
-  threads meet at a barrier after every operation; on an oversubscribed machine each barrier waits for a thread
-  the scheduler has put aside. On a 2-core machine with a load of 7-9, 300 SummEval pairs took 14-26 s on one
-  thread and 47-50 s on two (bert-score: 20-31 s and 36-37 s).
+* :func:`cpu_threads` runs CPU work on fewer threads when other processes keep the cores busy, and follows the
+  load between forward passes. torch's OpenMP threads meet at a barrier after every operation; on an
+  oversubscribed machine each barrier waits for a thread the scheduler has put aside. On a 2-core machine with a
+  load of 7-9, 300 SummEval pairs took 14-26 s on one thread and 47-50 s on two (bert-score: 20-31 s and 36-37 s);
+  at a load of 3-4, 8.6-11 s on one thread and 14-21 s on two; on the idle machine 7.1 s on one and 4.1 s on two.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -158,7 +161,9 @@ _THREADS_LOCK = threading.Lock()
 
 def _busy_elsewhere() -> float:
     """How many cores other processes keep busy right now: the runnable tasks in ``/proc/loadavg`` (this thread
-    included, hence the 1 taken off), the least of three readings a millisecond apart; 0 where it cannot be read."""
+    included, hence the 1 taken off), the median of three readings a millisecond apart (a passing process is not a
+    load, a steady one is); 0 where it cannot be read. The first guess of a call, before :class:`_CpuMeter` has an
+    interval to measure."""
     readings = []
     for k in range(3):
         try:
@@ -169,7 +174,53 @@ def _busy_elsewhere() -> float:
         readings.append(running - 1)
         if k < 2:
             threading.Event().wait(0.001)
-    return float(max(0, min(readings)))
+    return float(max(0, sorted(readings)[1]))
+
+
+class _CpuMeter:
+    """The cores other processes used over the last interval: all CPUs' busy time (``/proc/stat``: user, nice,
+    system, interrupts and time stolen by a hypervisor) minus this process's CPU time (``os.times``), over the wall
+    time between two readings (at least 50 ms apart; a reading older than 10 s starts afresh), smoothed over the
+    last few intervals. Its own threads, spinning at a barrier or not, are this process's time, so they never
+    count as others."""
+
+    def __init__(self) -> None:
+        self.last: tuple[float, float, float] | None = None
+        self.estimate: float | None = None
+        self.lock = threading.Lock()
+        try:
+            self.tick = float(os.sysconf("SC_CLK_TCK"))
+        except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+            self.tick = 100.0
+
+    def _read(self) -> tuple[float, float, float] | None:
+        try:
+            with open("/proc/stat", encoding="ascii") as fh:
+                fields = [int(v) for v in fh.readline().split()[1:9]]
+        except (OSError, ValueError):
+            return None
+        busy = (fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7]) / self.tick
+        own = os.times()
+        return time.monotonic(), busy, own[0] + own[1]
+
+    def others(self) -> float | None:
+        """Cores busy elsewhere (smoothed), or ``None`` while there is no interval to measure."""
+        now = self._read()
+        if now is None:
+            return None
+        with self.lock:
+            last = self.last
+            if last is None or now[0] - last[0] > 10.0:
+                self.last, self.estimate = now, None
+            elif now[0] - last[0] >= 0.05:
+                wall = now[0] - last[0]
+                seen = max(0.0, (now[1] - last[1]) - (now[2] - last[2])) / wall
+                self.estimate = seen if self.estimate is None else 0.5 * self.estimate + 0.5 * seen
+                self.last = now
+            return self.estimate
+
+
+_METER = _CpuMeter()
 
 
 def _cpu_count() -> int:
@@ -181,7 +232,8 @@ def _cpu_count() -> int:
 
 def threads_for_load(current: int) -> int:
     """How many of ``current`` torch threads to use now: all of them on an idle machine; as many as the cores
-    other processes leave free (at least 1) when they keep some busy. ``NLGMETRICS_CPU_THREADS=N`` fixes it."""
+    other processes leave free (at least 1) when they keep some busy (measured by :class:`_CpuMeter`, or at the
+    start of a call from the runnable tasks). ``NLGMETRICS_CPU_THREADS=N`` fixes it."""
     setting = os.environ.get(THREADS_ENV, "auto").strip().lower()
     if setting not in ("", "auto"):
         try:
@@ -190,28 +242,50 @@ def threads_for_load(current: int) -> int:
             raise InvalidInputError(f"{THREADS_ENV} must be 'auto' or a number of threads, got {setting!r}") from None
     if current <= 1:
         return current
-    free = _cpu_count() - _busy_elsewhere()
-    return int(max(1, min(current, free)))
+    others = _METER.others()
+    if others is None:
+        others = _busy_elsewhere()
+    free = math.floor(_cpu_count() - others + 0.5)
+    return max(1, min(current, free))
 
 
-@contextlib.contextmanager
-def cpu_threads(device: torch.device) -> Iterator[int]:
-    """Run the block on :func:`threads_for_load` torch threads (on a CPU; elsewhere nothing changes), and give
-    torch its thread count back after. Yields the threads used."""
-    if device.type != "cpu":
-        yield torch.get_num_threads()
-        return
-    with _THREADS_LOCK:
-        before = torch.get_num_threads()
-        use = threads_for_load(before)
-        if use != before:
-            torch.set_num_threads(use)
-    try:
-        yield use
-    finally:
-        if use != before:
+class CpuThreads:
+    """The torch threads of a block of CPU work: chosen when it starts and again at each :meth:`adjust` (between
+    forward passes), given back to torch's setting when it ends."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.active = device.type == "cpu"
+        self.before = torch.get_num_threads()
+        self.used = self.before
+
+    def _set(self) -> None:
+        use = threads_for_load(self.before)
+        if use != self.used:
             with _THREADS_LOCK:
-                torch.set_num_threads(before)
+                torch.set_num_threads(use)
+            self.used = use
+
+    def __enter__(self) -> CpuThreads:
+        if self.active:
+            self._set()
+        return self
+
+    def adjust(self) -> None:
+        """Measure the machine's load again and change the number of threads if it calls for it."""
+        if self.active:
+            self._set()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.active and self.used != self.before:
+            with _THREADS_LOCK:
+                torch.set_num_threads(self.before)
+            self.used = self.before
+
+
+def cpu_threads(device: torch.device) -> CpuThreads:
+    """A context for CPU work on :func:`threads_for_load` torch threads (elsewhere nothing changes): torch gets
+    its thread count back after; ``adjust()`` between forward passes follows a changing load."""
+    return CpuThreads(device)
 
 
 def describe(device: str) -> dict[str, Any]:

@@ -226,10 +226,12 @@ class Runner:
         staged = self._stage(packed, batches, keep_arr, offsets, row_offsets, "tokens" in kind_list)
         results: list[Any] = [None] * len(kind_list)
         total_tokens, done_tokens = int(lengths.sum()), 0
-        with torch.inference_mode(), attention_backends(self.device), cpu_threads(self.device):
+        with torch.inference_mode(), attention_backends(self.device), cpu_threads(self.device) as threads:
             device_data = self._to_device(staged["data"])
             arange = self._positions_on_device(max(b.width for b in batches))
             for b, batch in enumerate(batches):
+                if b:
+                    threads.adjust()  # a CPU follows the machine's load from one forward pass to the next
                 rows, width = batch.rows, batch.width
                 base, rb = int(staged["base"][b]), int(staged["row_base"][b])
                 ids = device_data[base : base + rows * width].view(rows, width)
