@@ -323,3 +323,18 @@ def test_bertscore_over_two_devices_is_the_one_device_result_in_order():
     for name in ("precision", "recall", "f1"):
         assert getattr(two, name) == pytest.approx(getattr(one, name), abs=1e-6)
     assert "dev:cpu,cpu" in two.signature
+
+
+def test_cudnn_attention_is_off_inside_cuda_blocks_and_restored_after_the_last():
+    from nlgmetrics.engine.device import attention_backends
+
+    cuda = torch.device("cuda")
+    before = torch.backends.cuda.cudnn_sdp_enabled()
+    with attention_backends(cuda):
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+        with attention_backends(cuda):  # another GPU's thread inside at the same time
+            assert not torch.backends.cuda.cudnn_sdp_enabled()
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+    assert torch.backends.cuda.cudnn_sdp_enabled() == before
+    with attention_backends(torch.device("cpu")):
+        assert torch.backends.cuda.cudnn_sdp_enabled() == before  # a CPU keeps torch's choice

@@ -141,17 +141,31 @@ def check_dtype(dtype: str, device: str, *, what: str = "the model") -> None:
     )
 
 
+_SDPA_LOCK = threading.Lock()
+_SDPA_USERS = [0, None]  # how many blocks are inside, and the flags to give back when the last one leaves
+
+
 @contextlib.contextmanager
 def attention_backends(device: torch.device) -> Iterator[None]:
     """Scaled-dot-product attention without cuDNN's kernels on CUDA (flash, memory-efficient, math: none of them
-    builds a plan per shape); torch's own choice on any other device."""
+    builds a plan per shape); torch's own choice on any other device. The switch is torch's global flag, so blocks
+    running at once in several threads (one per GPU) share it: the first sets it, the last one out restores it."""
     if device.type != "cuda":
         yield
         return
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-
-    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
+    backends = torch.backends.cuda
+    with _SDPA_LOCK:
+        if _SDPA_USERS[0] == 0:
+            _SDPA_USERS[1] = backends.cudnn_sdp_enabled()
+            backends.enable_cudnn_sdp(False)
+        _SDPA_USERS[0] += 1
+    try:
         yield
+    finally:
+        with _SDPA_LOCK:
+            _SDPA_USERS[0] -= 1
+            if _SDPA_USERS[0] == 0:
+                backends.enable_cudnn_sdp(bool(_SDPA_USERS[1]))
 
 
 #: ``NLGMETRICS_CPU_THREADS``: ``auto`` (the default: fewer threads when the cores are busy), or a number.
