@@ -37,6 +37,8 @@ class LearnedStats(Stats):
     score: float
     count: int
 
+    signed_fields: ClassVar[frozenset[str]] = frozenset({"score"})  # COMET's scores may be negative
+
 
 @dataclasses.dataclass(frozen=True)
 class SpanStats(Stats):
@@ -48,6 +50,7 @@ class SpanStats(Stats):
     spans: Records
 
     carried_fields: ClassVar[Mapping[str, type[Carried]]] = {"spans": Records}
+    signed_fields: ClassVar[frozenset[str]] = frozenset({"score"})
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

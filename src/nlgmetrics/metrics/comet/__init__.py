@@ -267,9 +267,16 @@ def _config_cls(name: str) -> type:
     return _Config
 
 
-COMET = _family("comet", LearnedStats, _regression_kernel, refs=True, srcs=True, example=None)
-COMETKIWI = _family("cometkiwi", SpanStats, _unified_kernel, refs=None, srcs=True, example=None)
-XCOMET = _family("xcomet", SpanStats, _unified_kernel, refs=None, srcs=None, example=None)
+#: Two segments (English-Japanese and German-English) for the catalogue's interface tests.
+EXAMPLE = {
+    "predictions": ["猫がマットの上に座った。", "The weather is nice today."],
+    "references": ["猫はマットの上に座っていた。", "Today the weather is beautiful."],
+    "sources": ["The cat sat on the mat.", "Das Wetter ist heute schön."],
+}
+
+COMET = _family("comet", LearnedStats, _regression_kernel, refs=True, srcs=True, example=EXAMPLE)
+COMETKIWI = _family("cometkiwi", SpanStats, _unified_kernel, refs=None, srcs=True, example=EXAMPLE)
+XCOMET = _family("xcomet", SpanStats, _unified_kernel, refs=None, srcs=None, example=EXAMPLE)
 
 
 def _run(

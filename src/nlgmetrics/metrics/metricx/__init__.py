@@ -201,6 +201,11 @@ METRICX = _MetricXFamily(
     uses_sources=True,
     needs_references=None,
     needs_sources=True,
+    example={
+        "predictions": ["猫がマットの上に座った。", "The weather is nice today."],
+        "references": ["猫はマットの上に座っていた。", "Today the weather is beautiful."],
+        "sources": ["The cat sat on the mat.", "Das Wetter ist heute schön."],
+    },
 )
 
 
