@@ -35,7 +35,7 @@ from typing import Any
 import torch
 
 from ...errors import InvalidInputError
-from ..learned_text import FastTokenizer, resolve_folder
+from ..learned_text import FastTokenizer, cpu_threads, resolve_folder
 from .checkpoint import (
     ENCODERS,
     CheckpointError,
@@ -302,6 +302,8 @@ class CometModel:
         if stack is not None and keep < len(stack):
             del stack[keep:]  # layers above the last one used change no number
         self.model.to(device=self.device, dtype=self.dtype)
+        layers = _layers(self.model)
+        self.layer_params = sum(p.numel() for p in layers.parameters()) if layers is not None else 10**9
         self.estimator.to(self.device)
         if self.hidden2tag is not None:
             self.hidden2tag.to(self.device)
@@ -353,7 +355,8 @@ class CometModel:
         kwargs: dict[str, Any] = {"input_ids": ids.to(self.device), "attention_mask": mask.to(self.device)}
         if token_types is not None:
             kwargs["token_type_ids"] = token_types.to(self.device)
-        out = self.model(**kwargs, output_hidden_states=True, return_dict=True)
+        with cpu_threads(self.device, self.layer_params * ids.numel()):
+            out = self.model(**kwargs, output_hidden_states=True, return_dict=True)
         return tuple(out.hidden_states)
 
     def _mix(self, hidden: tuple[Any, ...], mask: torch.Tensor) -> torch.Tensor:

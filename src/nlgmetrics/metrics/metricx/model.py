@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 from ..comet.checkpoint import CheckpointError
-from ..learned_text import FastTokenizer
+from ..learned_text import FastTokenizer, cpu_threads
 
 __all__ = ["TOKEN", "MetricXModel", "get_model", "weight_files"]
 
@@ -114,6 +114,9 @@ class MetricXModel:
         self.dtype = _DTYPES[dtype]
         self.model = model.eval().to(device=self.device, dtype=self.dtype)
         self.row = row.to(device=self.device, dtype=self.dtype)
+        self.layer_params = sum(p.numel() for p in model.encoder.block.parameters()) + sum(
+            p.numel() for p in model.decoder.block.parameters()
+        )
         # read from the file: transformers 5's MT5Config reports tie_word_embeddings=True for a file saying false;
         # MT5Config's own default (transformers 4.30) is False
         raw = json.loads((folder / "config.json").read_text(encoding="utf-8"))
@@ -151,11 +154,16 @@ class MetricXModel:
                 ids[r, : len(seqs[i])] = torch.tensor(seqs[i], dtype=torch.long)
                 mask[r, : len(seqs[i])] = 1
             ids, mask = ids.to(self.device), mask.to(self.device)
-            enc = self.model.encoder(input_ids=ids, attention_mask=mask, return_dict=True).last_hidden_state
-            start = torch.zeros((len(batch), 1), dtype=torch.long, device=self.device)
-            dec = self.model.decoder(
-                input_ids=start, encoder_hidden_states=enc, encoder_attention_mask=mask, use_cache=False, return_dict=True
-            ).last_hidden_state
+            with cpu_threads(self.device, self.layer_params * ids.numel()):
+                enc = self.model.encoder(input_ids=ids, attention_mask=mask, return_dict=True).last_hidden_state
+                start = torch.zeros((len(batch), 1), dtype=torch.long, device=self.device)
+                dec = self.model.decoder(
+                    input_ids=start,
+                    encoder_hidden_states=enc,
+                    encoder_attention_mask=mask,
+                    use_cache=False,
+                    return_dict=True,
+                ).last_hidden_state
             seq = dec[:, 0, :]
             if self.scale is not None:
                 seq = seq * self.scale
