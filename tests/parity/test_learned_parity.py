@@ -21,7 +21,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from tests.learned_fixtures import (  # noqa: E402
+import nlgmetrics as nm
+from tests.learned_fixtures import (
     comet_options,
     comet_variants,
     hub_cache,
@@ -30,8 +31,6 @@ from tests.learned_fixtures import (  # noqa: E402
     metricx_variants,
     recorded,
 )
-
-import nlgmetrics as nm  # noqa: E402
 
 TOL = 1e-6
 METRICX_TOL = 1e-5
@@ -126,7 +125,9 @@ def test_sparsemax_patch_runs_softmax():
     is scored with softmax by unbabel-comet 2.2.7, and the signature says so."""
     cases, _ = load_cases(None)
     r = nm.cometkiwi(
-        [c["mt"] for c in cases[:2]], sources=[c["src"] for c in cases[:2]], **comet_options("cometkiwi-xlmr-patch-noln")
+        [c["mt"] for c in cases[:2]],
+        sources=[c["src"] for c in cases[:2]],
+        **comet_options("cometkiwi-xlmr-patch-noln"),
     )
     assert "|mix:softmax|" in r.signature
 

@@ -167,9 +167,7 @@ class LearnedCommand(FamilyCommand):
                 if spans and spans[i]:
                     row["errors"] = list(spans[i])
                 rows.append(row)
-            Path(args.to_json).write_text(
-                json.dumps({args.pred: rows}, ensure_ascii=False, indent=4), encoding="utf-8"
-            )
+            Path(args.to_json).write_text(json.dumps({args.pred: rows}, ensure_ascii=False, indent=4), encoding="utf-8")
         if args.json:
             obj: dict[str, Any] = {self.key: result.score, "scores": scores, "signature": result.signature}
             obj["settings"] = {k: v for k, v in dataclasses.asdict(config).items() if k != "family"}

@@ -185,7 +185,7 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.metricx:METRICX",
         ("metricx",),
         "MetricX",
-        "MetricX-24 hybrid error score (0-25, lower is better), reference-based or QE, google-research/metricx's numbers",
+        "MetricX-24 hybrid error score (0-25, lower is better), with references or QE, google-research/metricx's",
         cli="nlgmetrics.cli.learned:METRICX_COMMAND",
         in_process=True,
     ),

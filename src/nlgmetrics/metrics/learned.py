@@ -156,7 +156,7 @@ class LearnedFamily(Family[Any, Any, LearnedResult]):
             check(srcs is not None, refs is not None)
         if n == 0:
             return self.empty_batch(config)
-        return self.kernel(preds, refs, config, sources=srcs)  # type: ignore[call-arg]
+        return self.kernel(preds, refs, config, sources=srcs)  # type: ignore[call-arg,arg-type]
 
     def compute(
         self,

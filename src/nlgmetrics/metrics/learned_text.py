@@ -81,7 +81,7 @@ def resolve_folder(name: str, *, what: str, hint: str, allow_download: bool = Fa
             from huggingface_hub import snapshot_download
 
             return Path(snapshot_download(repo_id=name, allow_patterns=["*.json", "*.model", "*.txt"]))
-        except Exception as err:  # noqa: BLE001 - reported with the command
+        except Exception as err:
             raise CheckpointError(f"{what} {name!r}: the download failed ({err}); {hint}") from err
     raise CheckpointError(
         f"{what} {name!r} is neither a local folder nor in the Hugging Face cache; nothing is downloaded unless you "
@@ -91,7 +91,9 @@ def resolve_folder(name: str, *, what: str, hint: str, allow_download: bool = Fa
 
 
 def _has_tokenizer(folder: Path) -> bool:
-    return any((folder / f).is_file() for f in ("tokenizer.json", "sentencepiece.bpe.model", "spiece.model", "vocab.txt"))
+    return any(
+        (folder / f).is_file() for f in ("tokenizer.json", "sentencepiece.bpe.model", "spiece.model", "vocab.txt")
+    )
 
 
 def _token(value: Any) -> str | None:

@@ -40,7 +40,16 @@ from ..learned import (
     resolve_device,
     span_records,
 )
-from .checkpoint import ARCHITECTURES, ENCODERS, CheckpointError, check_class, effective_mix, file_digest, find_checkpoint, read_hparams
+from .checkpoint import (
+    ARCHITECTURES,
+    ENCODERS,
+    CheckpointError,
+    check_class,
+    effective_mix,
+    file_digest,
+    find_checkpoint,
+    read_hparams,
+)
 
 __all__ = [
     "COMET",
@@ -96,7 +105,9 @@ class CometConfig:
             )
         enc_name = hp.get("encoder_model", "XLM-RoBERTa")
         if enc_name not in ENCODERS:
-            raise InvalidInputError(f"{ckpt.hparams_file}: unknown encoder_model {enc_name!r}; known: {', '.join(ENCODERS)}")
+            raise InvalidInputError(
+                f"{ckpt.hparams_file}: unknown encoder_model {enc_name!r}; known: {', '.join(ENCODERS)}"
+            )
         from ..learned_text import resolve_folder
 
         hint = "pass encoder=<folder holding the encoder's config.json and tokenizer files> (CLI: --encoder)"
@@ -130,7 +141,9 @@ class CometConfig:
         if ident == "xcomet_metric":
             segments = ["mt", "src", "ref"]
         files = [p for p in sorted(enc.iterdir()) if p.name == "config.json"]
-        files += [p for p in sorted(tok.iterdir()) if p.suffix in (".json", ".model", ".txt") and p.name != "config.json"]
+        files += [
+            p for p in sorted(tok.iterdir()) if p.suffix in (".json", ".model", ".txt") and p.name != "config.json"
+        ]
         resolved = {
             "checkpoint": ckpt,
             "class": ident,
@@ -198,7 +211,8 @@ def _model(cfg: CometConfig) -> Any:
 def _regression_kernel(
     preds: list[str], refs: Any, cfg: CometConfig, *, sources: list[str] | None = None
 ) -> StatsBatch[LearnedStats]:
-    assert sources is not None and refs is not None
+    assert sources is not None
+    assert refs is not None
     model = _model(cfg)
     scores = model.regression(sources, preds, refs.flat, cache=cfg.cache)
     return StatsBatch.from_lists(LearnedStats, {"score": scores, "count": [1] * len(scores)})
@@ -235,7 +249,9 @@ def _ones(n: int) -> Any:
 _PRESETS = {"unbabel-comet": {"dtype": "float32"}}
 
 
-def _family(name: str, stats: type, kernel: Any, *, refs: bool | None, srcs: bool | None, example: Any) -> LearnedFamily:
+def _family(
+    name: str, stats: type, kernel: Any, *, refs: bool | None, srcs: bool | None, example: Any
+) -> LearnedFamily:
     return LearnedFamily(
         name=name,
         config_cls=_config_cls(name),
@@ -357,4 +373,3 @@ def xcomet(
 def _options(values: dict[str, Any]) -> dict[str, Any]:
     skip = {"predictions", "references", "sources", "segments"}
     return {k: v for k, v in values.items() if k not in skip and not (k == "preset" and v is None)}
-

@@ -218,8 +218,10 @@ def _download(model_id: str) -> Path:
         raise CheckpointError(f"cannot download {model_id!r}: huggingface_hub is not installed") from err
     try:
         return Path(snapshot_download(repo_id=model_id))
-    except Exception as err:  # noqa: BLE001 - any failure of the download is reported with the command
-        raise CheckpointError(f"downloading {model_id!r} failed ({err}); fetch it with:  {download_hint(model_id)}") from err
+    except Exception as err:
+        raise CheckpointError(
+            f"downloading {model_id!r} failed ({err}); fetch it with:  {download_hint(model_id)}"
+        ) from err
 
 
 def load_state(weights: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -236,7 +238,7 @@ def load_state(weights: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
         if "mmap" not in str(err):
             raise CheckpointError(f"cannot read the checkpoint {weights}: {err}") from err
         data = None
-    except Exception as err:  # noqa: BLE001 - pickle's UnpicklingError and friends: refuse with a clear message
+    except Exception as err:
         raise CheckpointError(
             f"the checkpoint {weights} cannot be read safely: it needs more than tensors and plain containers to "
             f"load, and nlgmetrics never unpickles code (torch.load(weights_only=True) said: {str(err)[:300]}). "
@@ -245,7 +247,7 @@ def load_state(weights: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
     if data is None:  # an old (non-zip) checkpoint cannot be memory-mapped
         try:
             data = torch.load(str(weights), map_location="cpu", weights_only=True)
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             raise CheckpointError(
                 f"the checkpoint {weights} cannot be read safely (torch.load(weights_only=True): {str(err)[:300]})"
             ) from err

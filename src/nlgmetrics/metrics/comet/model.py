@@ -107,7 +107,9 @@ def _activation(name: str) -> torch.nn.Module:
 def _feed_forward(state: dict[str, torch.Tensor], prefix: str, activations: str, final: str | None) -> torch.nn.Module:
     """comet's ``FeedForward`` from the checkpoint's ``<prefix>.ff.<i>`` linear layers (Linear, activation,
     dropout, ..., Linear[, final activation])."""
-    index = sorted({int(k[len(prefix) :].split(".")[0]) for k in state if k.startswith(prefix) and k.endswith(".weight")})
+    index = sorted(
+        {int(k[len(prefix) :].split(".")[0]) for k in state if k.startswith(prefix) and k.endswith(".weight")}
+    )
     if not index:
         raise CheckpointError(f"the checkpoint has no {prefix.rstrip('.')} layers")
     modules: list[torch.nn.Module] = []
@@ -261,7 +263,9 @@ class CometModel:
         self.pool = str(hp.get("pool", "avg"))
         if self.kind == "regression_metric" and self.pool not in ("avg", "max", "cls", "default"):
             raise InvalidInputError(f"{checkpoint.hparams_file}: invalid pooling technique {self.pool!r}")
-        self.estimator = _feed_forward(state, "estimator.ff.", str(hp.get("activations", "Tanh")), hp.get("final_activation"))
+        self.estimator = _feed_forward(
+            state, "estimator.ff.", str(hp.get("activations", "Tanh")), hp.get("final_activation")
+        )
         self.hidden2tag: torch.nn.Module | None = None
         self.labels: list[str] = []
         self.word_layer: int | None = None
@@ -274,7 +278,11 @@ class CometModel:
                 head.weight.copy_(w)
                 head.bias.copy_(state["hidden2tag.bias"])
             self.hidden2tag = head
-            errors = ["minor", "major", "critical"] if self.kind == "xcomet_metric" else list(hp.get("error_labels", ["minor", "major"]))
+            errors = (
+                ["minor", "major", "critical"]
+                if self.kind == "xcomet_metric"
+                else list(hp.get("error_labels", ["minor", "major"]))
+            )
             self.labels = ["O"] + [f"I-{e}" for e in errors]
             if head.out_features != len(self.labels):
                 raise CheckpointError(
@@ -363,7 +371,8 @@ class CometModel:
         """``LayerwiseAttention.forward`` in float32 (only the layers with a non-zero weight: the others add 0)."""
         if self.layer is not None:
             return hidden[self.layer].float()
-        assert self.weight_tensor is not None and self.gamma is not None
+        assert self.weight_tensor is not None
+        assert self.gamma is not None
         mask_f = mask.to(self.device).float()
         broadcast = mask_f.unsqueeze(-1)
         total: torch.Tensor | None = None
@@ -451,7 +460,8 @@ class CometModel:
     def _concat(self, parts: list[list[int]]) -> tuple[list[int], int]:
         """``Encoder.concat_sequences`` for one sample: the joined ids, and the length of the mt part."""
         cls_id, sep_id = self.tokenizer.cls_id, self.tokenizer.sep_id
-        assert cls_id is not None and sep_id is not None
+        assert cls_id is not None
+        assert sep_id is not None
         seps = [sep_id] * self.encoder_kind.size_separator
         lengths = [len(p[1:-1]) for p in parts]
         seq = parts[0]
@@ -509,10 +519,7 @@ class CometModel:
             assert references is not None
             parts_list.append([[t for t in e.ids if t != self.tokenizer.pad_id] for e in self.tokenize(references)])
         n = len(translations)
-        if use_src and use_ref:
-            combos = [(0, 1), (0, 2), (0, 1, 2)]
-        else:
-            combos = [tuple(range(len(parts_list)))]
+        combos = [(0, 1), (0, 2), (0, 1, 2)] if use_src and use_ref else [tuple(range(len(parts_list)))]
         word_lengths = [len(e.ids) for e in mt_enc]
         passes = []
         for combo in combos:
@@ -557,7 +564,12 @@ class CometModel:
             for t, (token_id, label_id, offset) in enumerate(zip(enc.ids, labels, enc.offsets, strict=False)):
                 label = self.labels[label_id]
                 if label.startswith("I") and current is None:
-                    current = {"tokens": [token_id], "severity": label.split("-")[1], "offset": list(offset), "conf": [t]}
+                    current = {
+                        "tokens": [token_id],
+                        "severity": label.split("-")[1],
+                        "offset": list(offset),
+                        "conf": [t],
+                    }
                 elif label.startswith("I"):
                     assert current is not None
                     current["tokens"].append(token_id)
@@ -624,4 +636,3 @@ def get_model(
 def clear_models() -> None:
     with _MODELS_LOCK:
         _MODELS.clear()
-

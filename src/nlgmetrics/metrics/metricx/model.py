@@ -62,7 +62,7 @@ def _read(files: list[Path]) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
         else:
             try:
                 data = torch.load(str(f), map_location="cpu", weights_only=True, mmap=True)
-            except Exception as err:  # noqa: BLE001 - refused with the reason
+            except Exception as err:
                 raise CheckpointError(
                     f"the checkpoint {f} cannot be read safely (torch.load(weights_only=True): {str(err)[:300]}); "
                     "nlgmetrics never unpickles code"
@@ -109,7 +109,9 @@ class MetricXModel:
         for name, buf in list(model.named_buffers()):
             if buf.is_meta:
                 owner = model.get_submodule(name.rpartition(".")[0]) if "." in name else model
-                owner.register_buffer(name.rpartition(".")[2], torch.zeros(buf.shape, dtype=buf.dtype), persistent=False)
+                owner.register_buffer(
+                    name.rpartition(".")[2], torch.zeros(buf.shape, dtype=buf.dtype), persistent=False
+                )
         self.device = torch.device(device)
         self.dtype = _DTYPES[dtype]
         self.model = model.eval().to(device=self.device, dtype=self.dtype)
@@ -178,7 +180,13 @@ _LOCK = threading.Lock()
 
 def get_model(folder: Path, tokenizer: Path, *, device: str, dtype: str) -> MetricXModel:
     files = weight_files(folder)
-    key = (str(folder.resolve()), tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files), str(tokenizer), device, dtype)
+    key = (
+        str(folder.resolve()),
+        tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files),
+        str(tokenizer),
+        device,
+        dtype,
+    )
     with _LOCK:
         hit = _MODELS.get(key)
         if hit is not None:
