@@ -29,7 +29,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -40,12 +39,12 @@ from .checkpoint import (
     ENCODERS,
     CheckpointError,
     CometCheckpoint,
-    EncoderKind,
     check_class,
     effective_mix,
     load_state,
     read_hparams,
 )
+from .encoder import build_encoder, linear, read_config
 
 __all__ = ["CometModel", "Span", "get_model", "sparsemax"]
 
@@ -114,59 +113,12 @@ def _feed_forward(state: dict[str, torch.Tensor], prefix: str, activations: str,
         raise CheckpointError(f"the checkpoint has no {prefix.rstrip('.')} layers")
     modules: list[torch.nn.Module] = []
     for n, i in enumerate(index):
-        w, b = state[f"{prefix}{i}.weight"], state[f"{prefix}{i}.bias"]
-        lin = torch.nn.Linear(w.shape[1], w.shape[0])
-        with torch.no_grad():
-            lin.weight.copy_(w)
-            lin.bias.copy_(b)
-        modules.append(lin)
+        modules.append(linear(state[f"{prefix}{i}.weight"].float(), state[f"{prefix}{i}.bias"].float()))
         if n < len(index) - 1:
             modules.append(_activation(activations))
     if final is not None:
         modules.append(_activation(final))
     return torch.nn.Sequential(*modules)
-
-
-def _build_encoder(kind: EncoderKind, folder: Path, state: dict[str, torch.Tensor]) -> Any:
-    """The transformers encoder of ``kind`` from ``folder``'s config, holding the checkpoint's weights (built on
-    the meta device: no random initialisation, no copy of the weights)."""
-    import transformers
-
-    from ..bertscore_models import quiet_transformers
-
-    with quiet_transformers():
-        config = transformers.AutoConfig.from_pretrained(str(folder))
-    cls = getattr(transformers, kind.model_class)
-    prefix = "encoder.model."
-    weights = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
-    if not weights:
-        raise CheckpointError("the checkpoint holds no encoder weights (no 'encoder.model.*' entries)")
-    with torch.device("meta"):
-        model = cls(config, add_pooling_layer=kind.pooler)
-    missing, _unexpected = model.load_state_dict(weights, strict=False, assign=True)
-    params = {name for name, _ in model.named_parameters()}
-    lacking = [m for m in missing if m in params]
-    if lacking:
-        raise CheckpointError(
-            f"the checkpoint does not fit the encoder {kind.model_class} of {folder}: it lacks {lacking[:3]}"
-            f"{' ...' if len(lacking) > 3 else ''} (is encoder= the encoder it was trained on?)"
-        )
-    for name, buf in list(model.named_buffers()):
-        if buf.is_meta:
-            owner = model.get_submodule(name.rpartition(".")[0]) if "." in name else model
-            leaf = name.rpartition(".")[2]
-            if leaf == "position_ids":
-                value = torch.arange(buf.shape[-1]).expand(buf.shape).clone()
-            else:
-                value = torch.zeros(buf.shape, dtype=buf.dtype)
-            owner.register_buffer(leaf, value, persistent=False)
-    model.eval()
-    return model
-
-
-def _layers(model: Any) -> Any:
-    encoder = getattr(model, "encoder", None)
-    return getattr(encoder, "layer", None)
 
 
 class CometModel:
@@ -226,10 +178,12 @@ class CometModel:
         self.tokenizer = FastTokenizer(tok_folder, defaults=defaults)
         if self.tokenizer.pad_id is None or self.tokenizer.cls_id is None or self.tokenizer.sep_id is None:
             raise CheckpointError(f"the tokenizer in {tok_folder} has no CLS, SEP or PAD token")
-        self.model = _build_encoder(self.encoder_kind, enc_folder, state)
-        cfg = self.model.config
-        self.num_layers = int(cfg.num_hidden_layers) + 1
-        self.max_positions = int(cfg.max_position_embeddings) - 2
+        enc_config = read_config(enc_folder)
+        self.model = build_encoder(
+            self.encoder_kind.model_class, self.encoder_kind.pooler, enc_folder, enc_config, state
+        )
+        self.num_layers = int(enc_config["num_hidden_layers"]) + 1
+        self.max_positions = int(enc_config.get("max_position_embeddings", 514)) - 2
         self.word_level = self.kind == "xcomet_metric" or bool(hp.get("word_level_training", False))
         # ----------------------------------------------------------------- the layer-wise mix
         layer = hp.get("sent_layer", hp.get("layer", "mix")) if self.kind != "regression_metric" else hp.get("layer")
@@ -272,11 +226,7 @@ class CometModel:
         if self.word_level:
             if "hidden2tag.weight" not in state:
                 raise CheckpointError("the checkpoint is word-level but holds no hidden2tag layer")
-            w = state["hidden2tag.weight"]
-            head = torch.nn.Linear(w.shape[1], w.shape[0])
-            with torch.no_grad():
-                head.weight.copy_(w)
-                head.bias.copy_(state["hidden2tag.bias"])
+            head = linear(state["hidden2tag.weight"].float(), state["hidden2tag.bias"].float())
             self.hidden2tag = head
             errors = (
                 ["minor", "major", "critical"]
@@ -304,14 +254,15 @@ class CometModel:
         needed = [self.layer] if self.layer is not None else [i for i, v in enumerate(self.weights or []) if v != 0.0]
         if self.word_layer is not None:
             needed.append(self.word_layer)
+        if self.kind == "regression_metric" and self.pool == "default":
+            needed.append(self.num_layers - 1)  # the last layer's first token
         self.depth = max(needed) if needed else 0  # hidden states 0..depth are needed
-        stack = _layers(self.model)
         keep = max(self.depth, 1)  # one layer at least: transformers gives no hidden states without one
-        if stack is not None and keep < len(stack):
+        stack = self.model.layers
+        if keep < len(stack):
             del stack[keep:]  # layers above the last one used change no number
         self.model.to(device=self.device, dtype=self.dtype)
-        layers = _layers(self.model)
-        self.layer_params = sum(p.numel() for p in layers.parameters()) if layers is not None else 10**9
+        self.layer_params = sum(p.numel() for p in self.model.layers.parameters())
         self.estimator.to(self.device)
         if self.hidden2tag is not None:
             self.hidden2tag.to(self.device)
@@ -360,12 +311,9 @@ class CometModel:
         return ids, mask
 
     def _hidden(self, ids: torch.Tensor, mask: torch.Tensor, token_types: torch.Tensor | None) -> tuple[Any, ...]:
-        kwargs: dict[str, Any] = {"input_ids": ids.to(self.device), "attention_mask": mask.to(self.device)}
-        if token_types is not None:
-            kwargs["token_type_ids"] = token_types.to(self.device)
+        types = None if token_types is None else token_types.to(self.device)
         with cpu_threads(self.device, self.layer_params * ids.numel()):
-            out = self.model(**kwargs, output_hidden_states=True, return_dict=True)
-        return tuple(out.hidden_states)
+            return tuple(self.model(ids.to(self.device), mask.to(self.device), types))
 
     def _mix(self, hidden: tuple[Any, ...], mask: torch.Tensor) -> torch.Tensor:
         """``LayerwiseAttention.forward`` in float32 (only the layers with a non-zero weight: the others add 0)."""
