@@ -151,10 +151,22 @@ _DIGESTS: dict[tuple[Any, ...], str] = {}
 
 
 def file_digest(files: list[Path]) -> str:
+    """12 hex digits of SHA-256 over the files' names and contents. Computed once per file state (path, size,
+    modification time), then remembered in this process and on disk, beside BERTScore's model digests
+    (``$NLGMETRICS_CACHE_DIR/model-digests.json``): a checkpoint of several GB is not read again by every process."""
+    from ..bertscore_models import _read_digest_cache, _write_digest_cache
+
     stamp = tuple((str(p.resolve()), (st := p.stat()).st_size, st.st_mtime_ns) for p in files)
     found = _DIGESTS.get(stamp)
     if found is not None:
         return found
+    key = "files:" + "|".join(s[0] for s in stamp)
+    stored = _read_digest_cache().get(key)
+    if isinstance(stored, dict) and stored.get("files") == [list(s) for s in stamp]:
+        digest = str(stored.get("digest", ""))
+        if len(digest) == 12:
+            _DIGESTS[stamp] = digest
+            return digest
     h = hashlib.sha256()
     for p in files:
         h.update(p.name.encode("utf-8") + b"\0")
@@ -165,6 +177,7 @@ def file_digest(files: list[Path]) -> str:
         h.update(part.digest())
     digest = h.hexdigest()[:12]
     _DIGESTS[stamp] = digest
+    _write_digest_cache(key, [list(s) for s in stamp], digest)
     return digest
 
 
