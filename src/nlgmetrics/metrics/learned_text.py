@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MissingDependencyError
-from .bertscore_models import cached_snapshot, is_offline
+from ..engine.hub import cached_snapshot, is_offline
 
 __all__ = ["FastTokenizer", "clean_up_tokenization", "cpu_threads", "resolve_folder"]
 
@@ -30,12 +30,16 @@ _INSTALL = "pip install 'nlgmetrics[learned]'"
 
 @contextlib.contextmanager
 def cpu_threads(device: Any, work: float) -> Iterator[None]:
-    """Run a small CPU forward pass (``work`` multiply-adds) on one thread; anything else as torch is set."""
-    if getattr(device, "type", device) != "cpu" or work >= SMALL_WORK:
-        yield
-        return
+    """A CPU forward pass of ``work`` multiply-adds: on one thread when it is small, else on the threads the
+    engine's rule leaves free on a busy machine (:func:`nlgmetrics.engine.device.cpu_threads`)."""
     import torch
 
+    from ..engine.device import cpu_threads as engine_threads
+
+    if getattr(device, "type", device) != "cpu" or work >= SMALL_WORK:
+        with engine_threads(torch.device("cpu") if isinstance(device, str) else device):
+            yield
+        return
     before = torch.get_num_threads()
     if before == 1:
         yield
@@ -142,7 +146,7 @@ class FastTokenizer:
             from transformers import AutoTokenizer
         except ImportError as err:
             raise MissingDependencyError("learned metrics", _INSTALL) from err
-        from .bertscore_models import quiet_transformers
+        from ..engine.hub import quiet_transformers
 
         with quiet_transformers():
             tok = AutoTokenizer.from_pretrained(str(folder))

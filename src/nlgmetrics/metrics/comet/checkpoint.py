@@ -108,7 +108,7 @@ def read_hparams(path: Path) -> dict[str, Any]:
 
 
 def _hub_cache() -> Path:
-    from ..bertscore_models import hub_cache_dir
+    from ...engine.hub import hub_cache_dir
 
     return hub_cache_dir()
 
@@ -154,7 +154,7 @@ def file_digest(files: list[Path]) -> str:
     """12 hex digits of SHA-256 over the files' names and contents. Computed once per file state (path, size,
     modification time), then remembered in this process and on disk, beside BERTScore's model digests
     (``$NLGMETRICS_CACHE_DIR/model-digests.json``): a checkpoint of several GB is not read again by every process."""
-    from ..bertscore_models import _read_digest_cache, _write_digest_cache
+    from ...engine.hub import _read_digest_cache, _write_digest_cache
 
     stamp = tuple((str(p.resolve()), (st := p.stat()).st_size, st.st_mtime_ns) for p in files)
     found = _DIGESTS.get(stamp)

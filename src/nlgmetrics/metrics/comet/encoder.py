@@ -150,7 +150,7 @@ class TransformersEncoder(torch.nn.Module):
         super().__init__()
         import transformers
 
-        from ..bertscore_models import quiet_transformers
+        from ...engine.hub import quiet_transformers
         from .checkpoint import CheckpointError
 
         with quiet_transformers():

@@ -83,7 +83,7 @@ class MetricXModel:
     def __init__(self, folder: Path, tokenizer: Path, *, device: str, dtype: str) -> None:
         import transformers
 
-        from ..bertscore_models import quiet_transformers
+        from ...engine.hub import quiet_transformers
 
         with quiet_transformers():
             config = transformers.MT5Config.from_pretrained(str(folder))
