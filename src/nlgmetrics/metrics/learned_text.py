@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingDependencyError
 from ..engine.hub import cached_snapshot, is_offline
+from ..errors import MissingDependencyError
 
 __all__ = ["FastTokenizer", "clean_up_tokenization", "cpu_threads", "resolve_folder"]
 
