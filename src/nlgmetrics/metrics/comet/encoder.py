@@ -46,7 +46,7 @@ def linear(weight: torch.Tensor, bias: torch.Tensor | None) -> torch.nn.Linear:
     torch.nn.Module.__init__(module)
     module.in_features, module.out_features = int(weight.shape[1]), int(weight.shape[0])
     module.weight = torch.nn.Parameter(weight, requires_grad=False)
-    module.bias = None if bias is None else torch.nn.Parameter(bias, requires_grad=False)
+    module.register_parameter("bias", None if bias is None else torch.nn.Parameter(bias, requires_grad=False))
     return module
 
 
@@ -129,6 +129,7 @@ class NativeEncoder(torch.nn.Module):
         extended = (1.0 - mask[:, None, None, :].to(dtype)) * torch.finfo(dtype).min
         b, n, _ = x.shape
         scale = self.head_dim**-0.5
+        layer: Any
         for layer in self.layers:
             q = layer.query(x).view(b, n, self.heads, self.head_dim).transpose(1, 2)
             k = layer.key(x).view(b, n, self.heads, self.head_dim).transpose(1, 2)

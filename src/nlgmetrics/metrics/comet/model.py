@@ -260,11 +260,11 @@ class CometModel:
             needed.append(self.num_layers - 1)  # the last layer's first token
         self.depth = max(needed) if needed else 0  # hidden states 0..depth are needed
         keep = max(self.depth, 1)  # one layer at least: transformers gives no hidden states without one
-        stack = self.model.layers
+        stack: Any = self.model.layers
         if keep < len(stack):
             del stack[keep:]  # layers above the last one used change no number
         self.model.to(device=self.device, dtype=self.dtype)
-        self.layer_params = sum(p.numel() for p in self.model.layers.parameters())
+        self.layer_params = int(sum(p.numel() for p in stack.parameters()))
         self.estimator.to(self.device)
         if self.hidden2tag is not None:
             self.hidden2tag.to(self.device)
@@ -377,6 +377,7 @@ class CometModel:
 
     def _pool(self, ids: torch.Tensor, emb: torch.Tensor, mask: torch.Tensor, hidden: tuple[Any, ...]) -> torch.Tensor:
         pad = self.tokenizer.pad_id
+        assert pad is not None  # checked when the model loaded
         if self.pool == "avg":
             word = emb.masked_fill(ids.eq(pad).unsqueeze(-1), 0.0)
             return word.sum(1) / mask.unsqueeze(-1).expand(emb.size()).float().sum(1)
@@ -501,6 +502,7 @@ class CometModel:
         weights = torch.tensor([0.1667, 0.3333, 0.5]) if len(probs) == 3 else None
         out: list[list[Span]] = []
         for i, enc in enumerate(mt_enc):
+            p: torch.Tensor | None
             if weights is not None:
                 stacked = [probs[k][i] * weights[k].to(self.device) for k in range(3)]  # type: ignore[operator]
                 p = torch.sum(torch.stack(stacked), dim=0)  # type: ignore[arg-type]
