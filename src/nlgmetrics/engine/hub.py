@@ -24,7 +24,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -329,31 +329,30 @@ def _write_digest_cache(key: str, stamp: list[Any], digest: str) -> None:
             os.unlink(tmp)
 
 
-def _digest_of(path: str, stamp: tuple[tuple[str, int, int], ...], names: list[str], folder: str | None = None) -> str:
-    """The 12-hex-digit digest of the files ``names`` in ``folder`` (default ``path``; names and contents),
-    remembered under ``path`` per file state (``stamp``: name, size, modification time) in this process and on
+def _digest_of(key: str, stamp: tuple[tuple[str, int, int], ...], paths: list[str]) -> str:
+    """The 12-hex-digit digest of the files ``paths`` (SHA-256 of each one's name and of its content's SHA-256),
+    remembered under ``key`` per file state (``stamp``: name, size, modification time) in this process and on
     disk."""
-    key = (path, stamp)
-    found = _DIGESTS.get(key)
+    found = _DIGESTS.get((key, stamp))
     if found is not None:
         return found
-    stored = _read_digest_cache().get(path)
+    stored = _read_digest_cache().get(key)
     if isinstance(stored, dict) and stored.get("files") == [list(s) for s in stamp]:
         digest = str(stored.get("digest", ""))
     else:
         digest = ""
     if len(digest) != 12:
         h = hashlib.sha256()
-        for name in names:
-            h.update(name.encode("utf-8") + b"\0")
+        for path in paths:
+            h.update(os.path.basename(path).encode("utf-8") + b"\0")
             part = hashlib.sha256()
-            with open(os.path.join(folder or path, name), "rb") as fh:
-                while block := fh.read(1 << 20):
+            with open(path, "rb") as fh:
+                while block := fh.read(1 << 22):
                     part.update(block)
             h.update(part.digest())
         digest = h.hexdigest()[:12]
-        _write_digest_cache(path, [list(s) for s in stamp], digest)
-    _DIGESTS[key] = digest
+        _write_digest_cache(key, [list(s) for s in stamp], digest)
+    _DIGESTS[(key, stamp)] = digest
     return digest
 
 
@@ -363,15 +362,21 @@ def model_digest(folder: str | os.PathLike[str]) -> str:
     this process and in ``$NLGMETRICS_CACHE_DIR/model-digests.json`` (default ``~/.cache/nlgmetrics``), so a
     model of several GB is not read again on every call."""
     path = os.path.realpath(os.path.expanduser(os.fspath(folder)))
-    return _digest_of(path, *_identity_stamp(path))
+    stamp, names = _identity_stamp(path)
+    return _digest_of(path, stamp, [os.path.join(path, n) for n in names])
+
+
+def files_digest(files: Sequence[str | os.PathLike[str]]) -> str:
+    """The digest of checkpoint files (their names and contents, in the order given), remembered like
+    :func:`model_digest`: a checkpoint of several GB is not read again by every process."""
+    paths = [os.path.realpath(os.path.expanduser(os.fspath(f))) for f in files]
+    stamp = tuple((p, (st := os.stat(p)).st_size, st.st_mtime_ns) for p in paths)
+    return _digest_of("files:" + "|".join(paths), stamp, paths)
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
     """The digest of one checkpoint file (its name and content), remembered like :func:`model_digest`."""
-    resolved = os.path.realpath(os.path.expanduser(os.fspath(path)))
-    st = os.stat(resolved)
-    folder, name = os.path.split(resolved)
-    return _digest_of(resolved, ((name, st.st_size, st.st_mtime_ns),), [name], folder)
+    return files_digest([path])
 
 
 def model_label(model: str) -> str:
