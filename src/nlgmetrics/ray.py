@@ -8,6 +8,12 @@ the rows during the call (``preserve_order``), so the sums follow the input orde
 result bit for bit, whatever the blocks and batches; ``segments=True`` also brings every segment's statistics to
 the driver for the per-segment scores.
 
+Model families (BERTScore, and every family that loads a model or a JVM: ``IN_PROCESS`` in the catalogue) run on
+**actors** instead of tasks: each actor builds the configuration and loads the model once, in its constructor, and
+then scores batch after batch (``actors=`` of them, default 1; ``num_gpus=`` GPUs each, e.g. ``num_gpus=1`` with
+``device="cuda"``). The order of the rows is kept as for every family, so per-segment scores come back in input
+order whichever actor scored them.
+
 Needs the ``[ray]`` extra (``pip install 'nlgmetrics[ray]'``: ``ray[data]``, which brings pyarrow).
 """
 
@@ -17,7 +23,7 @@ from typing import Any
 
 from .errors import MissingDependencyError
 from .evaluate import partials
-from .metrics.catalog import get_family
+from .metrics.catalog import IN_PROCESS, get_family
 from .stats import Stats
 
 __all__ = ["score_dataset", "stats_of_dataset"]
@@ -62,6 +68,20 @@ class _Batch:
         return _table([partials.encode_total(batch.exact_total())], [seg])
 
 
+class _ModelBatch(_Batch):
+    """:class:`_Batch` on a Ray actor: the configuration is built and the model loaded once, when the actor starts
+    (one warm-up segment through the family's kernel), then every batch the actor gets reuses them."""
+
+    def __init__(
+        self, metric: str, preset: str | None, options: dict[str, Any], columns: tuple[str, str, str | None], seg: bool
+    ) -> None:
+        super().__init__(metric, preset, options, columns, seg)
+        family = get_family(metric)
+        config = family.make_config(preset, **options)
+        warm = ["warm up"]
+        family.batch_stats(warm, warm, config, sources=warm if columns[2] is not None else None)
+
+
 class _Combine:
     """One step of the tree: the ordered sum of a batch of consecutive statistics rows."""
 
@@ -87,6 +107,8 @@ def _collect(
     batch_size: int | None,
     fan_in: int,
     options: dict[str, Any],
+    actors: int | None = None,
+    num_gpus: float | None = None,
 ) -> tuple[Stats, list[Any] | None]:
     rd, _ = _require_ray()
     family = get_family(metric)
@@ -97,13 +119,34 @@ def _collect(
     context = rd.DataContext.get_current()
     kept = context.execution_options.preserve_order
     context.execution_options.preserve_order = True  # the ordered sums (CIDEr's records) and segments need it
+    columns = (prediction, references, sources)
+    use_actors = actors is not None or num_gpus is not None or metric in IN_PROCESS
+    if actors is not None and (isinstance(actors, bool) or not isinstance(actors, int) or actors < 1):
+        raise ValueError(f"actors must be a positive integer, got {actors!r}")
     try:
-        rows = dataset.select_columns(wanted).map_batches(
-            _Batch(metric, preset, options, (prediction, references, sources), segments),
-            batch_format="pyarrow",
-            batch_size=batch_size,
-            zero_copy_batch=True,
-        )
+        if use_actors:  # a model loads once per actor, not once per task
+            rows = dataset.select_columns(wanted).map_batches(
+                _ModelBatch,
+                fn_constructor_kwargs={
+                    "metric": metric,
+                    "preset": preset,
+                    "options": options,
+                    "columns": columns,
+                    "seg": segments,
+                },
+                concurrency=actors or 1,
+                num_gpus=num_gpus or 0,
+                batch_format="pyarrow",
+                batch_size=batch_size,
+                zero_copy_batch=True,
+            )
+        else:
+            rows = dataset.select_columns(wanted).map_batches(
+                _Batch(metric, preset, options, columns, segments),
+                batch_format="pyarrow",
+                batch_size=batch_size,
+                zero_copy_batch=True,
+            )
         if segments:
             collected = rows.take_all()
         else:
@@ -134,6 +177,8 @@ def stats_of_dataset(
     preset: str | None = None,
     batch_size: int | None = 4096,
     fan_in: int = 32,
+    actors: int | None = None,
+    num_gpus: float | None = None,
     **options: Any,
 ) -> Stats:
     """The summed statistics of a Ray Dataset (float fields exact until the final rounding)."""
@@ -148,6 +193,8 @@ def stats_of_dataset(
         batch_size=batch_size,
         fan_in=fan_in,
         options=options,
+        actors=actors,
+        num_gpus=num_gpus,
     )
     return total.rounded()
 
@@ -163,6 +210,8 @@ def score_dataset(
     segments: bool = False,
     batch_size: int | None = 4096,
     fan_in: int = 32,
+    actors: int | None = None,
+    num_gpus: float | None = None,
     **options: Any,
 ) -> Any:
     """The corpus result of ``metric`` over a Ray Dataset.
@@ -171,7 +220,9 @@ def score_dataset(
     row; sources only for families that take them). ``batch_size`` is the rows per kernel call (``None``: one
     call per block). ``segments=True`` adds the per-segment scores in input order (their statistics come to the
     driver: see docs/engines.md). ``fan_in`` is the number of statistics rows one step of the aggregate sums.
-    Other keywords are the family's options, as in ``nlgmetrics.<metric>(...)``.
+    A model family runs on ``actors`` Ray actors (default 1), each loading the model once, with ``num_gpus`` GPUs
+    each (pass ``device="cuda"`` too); ``actors`` or ``num_gpus`` runs any family that way. Other keywords are the
+    family's options, as in ``nlgmetrics.<metric>(...)``.
     """
     family = get_family(metric)
     config = family.make_config(preset, **options)
@@ -186,5 +237,7 @@ def score_dataset(
         batch_size=batch_size,
         fan_in=fan_in,
         options=options,
+        actors=actors,
+        num_gpus=num_gpus,
     )
     return partials.finish(family, config, total, batches)

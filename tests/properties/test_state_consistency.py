@@ -16,7 +16,7 @@ from nlgmetrics.errors import InvalidInputError, MissingDependencyError
 from nlgmetrics.metrics.catalog import CATALOG, get_family
 
 #: Families that score text from the catalogue's generic interfaces alone (no model, jar, logits or JSON).
-SKIP = {"bertscore", "perplexity", "meteor15", "anls_star"}
+SKIP = {"bertscore", "comet", "cometkiwi", "xcomet", "metricx", "perplexity", "meteor15", "anls_star"}
 #: Options beyond the presets that change what the kernels count.
 EXTRA: dict[str, list[dict[str, object]]] = {
     "wer": [{"substitution_cost": 2}, {"substitution_cost": 0}],

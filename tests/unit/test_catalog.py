@@ -24,6 +24,7 @@ import nlgmetrics.stateful
 from nlgmetrics.cli.main import main
 from nlgmetrics.cli.registry import COMMANDS
 from nlgmetrics.metrics.catalog import CATALOG, get_family
+from tests.learned_fixtures import comet_options, metricx_options
 
 DEFAULT_EXAMPLE = {
     "predictions": ["the cat sat on the mat", "a quick brown fox"],
@@ -39,9 +40,15 @@ def _minilm() -> str | None:
 
 
 #: Options the tests add for a family (a local model instead of a download).
-TEST_OPTIONS: dict[str, dict[str, Any]] = {"bertscore": {"model": _minilm(), "num_layers": 6}}
+TEST_OPTIONS: dict[str, dict[str, Any]] = {
+    "bertscore": {"model": _minilm(), "num_layers": 6},
+    "comet": comet_options("comet-xlmr-sparsemax-noln"),
+    "cometkiwi": comet_options("unified-xlmr-softmax-ln-ref"),
+    "xcomet": comet_options("xcomet-bert-softmax-ln"),
+    "metricx": metricx_options("metricx-relu-tied"),
+}
 #: Families whose float sums depend on batch composition (model forward passes): how close is the same.
-TOLERANCE: dict[str, float] = {"bertscore": 1e-6}
+TOLERANCE: dict[str, float] = {"bertscore": 1e-6, "comet": 1e-6, "cometkiwi": 1e-6, "xcomet": 1e-6, "metricx": 1e-5}
 NAMES = sorted(CATALOG)
 
 
@@ -133,7 +140,9 @@ def test_torch_adapter_equals_functional(name):
     family = get_family(name)
     preds, refs, sources, options = _example(name)
     expected = family.compute(preds, refs, family.make_config(None, **options), **_src(sources))
-    metric = nlgmetrics.torch.torch_class(name)(**options)
+    # torchmetrics' BERTScore returns one value per sentence; its reduction="mean" gives the functional's means
+    torch_options = {**options, "reduction": "mean"} if name == "bertscore" else options
+    metric = nlgmetrics.torch.torch_class(name)(**torch_options)
     metric.update(preds[:1], refs[:1], **_src(sources and sources[:1]))
     metric.update(preds[1:], refs[1:], **_src(sources and sources[1:]))
     assert _same(_headline(metric.compute_result()), _headline(expected), TOLERANCE.get(name, 1e-12))

@@ -12,7 +12,7 @@ import pytest
 import nlgmetrics as nm
 from nlgmetrics.errors import InvalidInputError
 from nlgmetrics.metrics.catalog import CATALOG, get_family
-from tests.unit.test_catalog import DEFAULT_EXAMPLE
+from tests.unit.test_catalog import DEFAULT_EXAMPLE, TEST_OPTIONS
 
 
 @pytest.mark.parametrize("name", sorted(CATALOG))
@@ -28,7 +28,7 @@ def test_an_undeclared_keyword_input_is_refused_by_name(name):
         with pytest.raises(InvalidInputError, match=message):
             family.check_inputs({"lengths": [1, 2]})
         return
-    config = family.make_config(None, **ex.get("options", {}))
+    config = family.make_config(None, **{**ex.get("options", {}), **TEST_OPTIONS.get(name, {})})
     with pytest.raises(InvalidInputError, match=message):
         family.batch_stats(ex["predictions"], refs, config, sources=ex.get("sources"), lengths=[1, 2])
 

@@ -272,7 +272,7 @@ def test_torch_small_batches_agree_with_the_checked_path():
         if ignore is not None:
             t[torch.from_numpy(rng.random((b, t_len)) < 0.3)] = ignore
         num_bytes = None if trial % 5 else [int(n) for n in rng.integers(0, 50, size=b)]
-        for precision in ("auto", "float64"):
+        for precision in ("auto", "float64", "logits"):
             cfg = PERPLEXITY.make_config(ignore_index=ignore, precision=precision)
             fast = PERPLEXITY.batch_stats(x, t, cfg, num_bytes=num_bytes)
             checked = _perplexity_kernel(x, t, cfg, num_bytes=num_bytes)
@@ -333,3 +333,43 @@ def test_torch_views_that_are_not_contiguous():
         assert repr(nm.perplexity(x_view, t_view, ignore_index=ignore)) == repr(
             nm.perplexity(x, t, ignore_index=ignore)
         )
+
+
+def test_the_gpu_path_gives_the_checked_statistics_or_hands_over():
+    """The path for tensors on a GPU (run here on CPU tensors): the checked path's statistics (a sequence's sum in
+    float64, within an ulp of its exactly rounded sum), or ``None`` (the checked path takes over) for a target out of
+    range, a NaN or an infinity in a counted row, or a probability below the smallest normal number."""
+    torch = pytest.importorskip("torch")
+    from nlgmetrics.metrics.perplexity import PERPLEXITY, _perplexity_kernel, _torch_device_lists
+
+    rng = np.random.default_rng(11)
+    handed_over = 0
+    for trial in range(80):
+        b, t_len, v = int(rng.integers(1, 5)), int(rng.integers(1, 30)), int(rng.integers(2, 300))
+        dtype = (torch.float32, torch.float64, torch.float16, torch.bfloat16)[trial % 4]
+        x = torch.from_numpy(rng.normal(size=(b, t_len, v)) * rng.choice([0.5, 3.0, 40.0])).to(dtype)
+        t = torch.from_numpy(rng.integers(0, v, size=(b, t_len)))
+        ignore = (None, -100)[trial % 2]
+        if ignore is not None:
+            t[torch.from_numpy(rng.random((b, t_len)) < 0.3)] = ignore
+        precision = ("auto", "float64", "logits")[trial % 3]
+        cfg = PERPLEXITY.make_config(ignore_index=ignore, precision=precision)
+        got = _torch_device_lists(x, t, cfg, None, force=True)
+        expected = _perplexity_kernel(x, t, cfg)
+        if got is None:
+            handed_over += 1
+            continue
+        assert got["tokens"] == expected.columns["tokens"].tolist()
+        assert got["nll"] == pytest.approx(expected.columns["nll"].tolist(), rel=1e-15, abs=1e-300)
+    assert handed_over < 40
+    cfg = PERPLEXITY.make_config(ignore_index=-100)
+    x = torch.randn(2, 3, 7)
+    for bad in (torch.tensor([[0, 7, 1], [2, 3, 4]]), torch.tensor([[0, -1, 1], [2, 3, 4]])):
+        assert _torch_device_lists(x, bad, cfg, None, force=True) is None  # the checked path names it
+    assert _torch_device_lists(x, torch.tensor([[0, -100, 1], [2, 3, 4]]), cfg, None, force=True) is not None
+    nan = x.clone()
+    nan[1, 2, 0] = math.nan
+    assert _torch_device_lists(nan, torch.tensor([[0, 1, 1], [2, 3, 4]]), cfg, None, force=True) is None
+    nan_ignored = _torch_device_lists(nan, torch.tensor([[0, 1, 1], [2, 3, -100]]), cfg, None, force=True)
+    assert nan_ignored is not None  # NaN in a row whose target is ignored changes nothing, as in torchmetrics
+    assert _torch_device_lists(x.numpy(), torch.zeros(2, 3, dtype=torch.long), cfg, None, force=True) is None

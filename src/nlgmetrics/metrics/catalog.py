@@ -129,6 +129,22 @@ CATALOG: dict[str, Entry] = {
         "ExactMatch",
         "exact match after named normalisers (SQuAD, HF evaluate, NFKC, width) and regex answer extraction",
     ),
+    "comet": _E(
+        "nlgmetrics.metrics.comet:COMET",
+        ("comet",),
+        "COMET",
+        "COMET-22 (wmt22-comet-da, wmt20-comet-da, cometinho) from a local checkpoint, unbabel-comet 2.2.7's numbers",
+        cli="nlgmetrics.cli.learned:COMET_COMMAND",
+        in_process=True,
+    ),
+    "cometkiwi": _E(
+        "nlgmetrics.metrics.comet:COMETKIWI",
+        ("cometkiwi",),
+        "CometKiwi",
+        "CometKiwi quality estimation (sources, no references), unbabel-comet 2.2.7's numbers",
+        cli="nlgmetrics.cli.learned:COMETKIWI_COMMAND",
+        in_process=True,
+    ),
     "edit_distance": _E(
         "nlgmetrics.metrics.edit:EDIT_DISTANCE",
         ("edit_distance",),
@@ -177,6 +193,14 @@ CATALOG: dict[str, Entry] = {
         "METEOR15",
         "METEOR 1.5 as pycocoevalcap 1.2 (its meteor-1.5.jar: needs Java and the coco-meteor extra)",
         cli="nlgmetrics.cli.coco:METEOR15_COMMAND",
+        in_process=True,
+    ),
+    "metricx": _E(
+        "nlgmetrics.metrics.metricx:METRICX",
+        ("metricx",),
+        "MetricX",
+        "MetricX-24 hybrid error score (0-25, lower is better), with references or QE, google-research/metricx's",
+        cli="nlgmetrics.cli.learned:METRICX_COMMAND",
         in_process=True,
     ),
     "multiple_choice": _E(
@@ -265,6 +289,14 @@ CATALOG: dict[str, Entry] = {
         ("wip",),
         "WordInfoPreserved",
         "word information preserved over the corpus, as jiwer.wip",
+    ),
+    "xcomet": _E(
+        "nlgmetrics.metrics.comet:XCOMET",
+        ("xcomet",),
+        "XCOMET",
+        "XCOMET scores and error spans (sources and/or references), unbabel-comet 2.2.7's numbers",
+        cli="nlgmetrics.cli.learned:XCOMET_COMMAND",
+        in_process=True,
     ),
 }
 

@@ -48,6 +48,10 @@ def _submodule(name: str) -> Any:
         raise MissingDependencyError("nlgmetrics.torch", "pip install 'nlgmetrics[torch]'") from err
 
 
+#: Families whose adapter is a class of its own: BERTScore takes torchmetrics' arguments and returns its dict of
+#: one value per sentence (:mod:`nlgmetrics.torch._bertscore`).
+_OWN_CLASSES = {"bertscore": ("._bertscore", "bertscore_class")}
+
 #: torchmetrics' own class names, served with its arguments, output types and numbers by
 #: :mod:`nlgmetrics.torch.names` (imported on first use; a test checks that both list the same names).
 TORCHMETRICS_NAMES = (
@@ -85,6 +89,11 @@ def torch_class(name: str) -> type[TorchMetric]:
     existing = _ADAPTERS.get(name)
     if existing is not None:
         return existing  # type: ignore[no-any-return]
+    if name in _OWN_CLASSES:  # torchmetrics' arguments and output on top of the adapter
+        module, builder = _OWN_CLASSES[name]
+        cls = getattr(_submodule(module), builder)()
+        globals()[entry.cls] = cls
+        return cls  # type: ignore[no-any-return]
     family = get_family(name)
     function = entry.functions[0] if entry.functions else name
     # a name torchmetrics' table also serves is bound here under another one (``MatchErrorRate_mer``): the class

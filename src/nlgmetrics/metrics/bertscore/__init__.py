@@ -28,7 +28,8 @@ Where this differs from bert-score, on purpose:
 * an empty (or whitespace-only) prediction or reference scores 0 (P, R and F, rescaled or not) with one warning,
   where bert-score 0.3.13 crashes under transformers 5;
 * texts over the maximum length are truncated as in bert-score, with one warning that counts them;
-  ``long_inputs="window"`` scores them whole instead (overlapping windows; see :mod:`nlgmetrics.torch.bertscore`);
+  ``long_inputs="window"`` scores them whole instead (overlapping windows; see
+  :mod:`nlgmetrics.metrics.bertscore.head`);
 * a model without a known layer gets its last layer with a warning (bert-score: ``KeyError``); rescaling without
   a baseline is an error that says how to compute one (bert-score: silently no rescaling);
 * a text whose idf weights are all 0 gets P (or R) 0 with a warning, where bert-score gives NaN.
@@ -56,12 +57,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._inputs import ReferenceSets, check_references
-from ..errors import InvalidInputError, MissingDependencyError, unknown_option, warn
-from ..signature import build_signature, sig_field
-from ..stats import Stats, StatsBatch
-from .base import Family, Result, check_reduction, safe_div
-from .bertscore_models import check_model, find_baseline, model_label, resolve_model, resolve_num_layers
+from ..._inputs import ReferenceSets, check_references
+from ...errors import InvalidInputError, MissingDependencyError, unknown_option, warn
+from ...signature import build_signature, sig_field
+from ...stats import Stats, StatsBatch
+from ..base import Family, Result, check_reduction, safe_div
+from .models import check_model, find_baseline, model_label, resolve_model, resolve_num_layers
 
 __all__ = [
     "BERTSCORE",
@@ -262,7 +263,7 @@ class BERTScoreConfig:
 
 def _resolve_device(device: str | None) -> str:
     try:
-        from ..torch.bertscore import resolve_device
+        from ...engine.device import resolve_device
     except ImportError as err:  # torch or transformers missing: the [bertscore] extra brings both
         raise MissingDependencyError("bertscore", _INSTALL) from err
     return resolve_device(device)
@@ -358,18 +359,19 @@ def check_texts(predictions: Sequence[str], references: ReferenceSets | None = N
 
 def _kernel(preds: list[str], refs: ReferenceSets, cfg: BERTScoreConfig) -> StatsBatch[BERTScoreStats]:
     check_texts(preds, refs)  # before the model loads
-    from ..torch.bertscore import get_encoder, score_corpus
+    from .head import get_encoders, score_corpus
 
     assert cfg.model is not None  # resolved by the config
     assert cfg.num_layers is not None
-    encoder = get_encoder(
+    encoders = get_encoders(
         cfg.model, cfg.num_layers, device=cfg.device, dtype=cfg.dtype, allow_download=cfg.allow_download
     )
+    encoder = encoders[0]
     table = cfg.idf_weights
     if cfg.idf and table is None:
         table = IdfWeights.from_token_ids(encoder.idf_documents(refs.flat, cfg.long_inputs))
     scores = score_corpus(
-        encoder,
+        encoders,
         preds,
         refs.flat,
         refs.starts,
@@ -584,7 +586,7 @@ def bertscore_idf(
     name = resolve_model(model, lang)
     check_model(name, allow_download=allow_download)
     try:
-        from ..torch.bertscore import get_tokenization
+        from .head import get_tokenization
     except ImportError as err:
         raise MissingDependencyError("bertscore", _INSTALL) from err
     tokenization = get_tokenization(name, allow_download=allow_download)
