@@ -11,9 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ._version import __version__ as __version__
 from .metrics.catalog import CATALOG
-
-__version__ = "0.1.0"
 
 #: Public names that are not a catalogued metric's function or class.
 _OTHER_EXPORTS = {

@@ -184,7 +184,7 @@ class Store:
                 raise EntryError("it has another format or kind")
             if manifest.get("key") != key:
                 raise EntryError("it was stored under another key (a copied or renamed entry)")
-            from . import __version__
+            from ._version import __version__
 
             if manifest.get("library") != __version__:
                 raise EntryError(f"it was written by nlgmetrics {manifest.get('library')}")
@@ -466,7 +466,7 @@ class EntryWriter:
         self._records.append([len(raw), len(stored), digest])
 
     def commit(self, meta: Mapping[str, Any]) -> None:
-        from . import __version__
+        from ._version import __version__
 
         manifest = {
             "format": FORMAT,

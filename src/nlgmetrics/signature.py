@@ -54,7 +54,7 @@ def format_value(value: Any) -> str:
 
 def build_signature(metric: str, config: Any = None, extra: Mapping[str, Any] | None = None) -> str:
     """Build ``metric|key:value|…|nlgmetrics:<version>`` from a config dataclass and extra pairs."""
-    from . import __version__
+    from ._version import __version__
 
     parts = [metric]
     if config is not None:

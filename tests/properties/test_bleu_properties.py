@@ -22,7 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nlgmetrics as nm
-from nlgmetrics.metrics.bleu import _TAIL_FIELDS, BLEU
+from nlgmetrics.metrics.bleu import BLEU
+from nlgmetrics.metrics.bleu.stats import _TAIL_FIELDS
 from nlgmetrics.metrics.chrf import CHRF
 from nlgmetrics.metrics.gleu import GLEU
 from nlgmetrics.metrics.ter import TER

@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nlgmetrics.algorithms.native import has_native, native
-from nlgmetrics.metrics import bleu as bleu_module
 from nlgmetrics.metrics import chrf as chrf_module
 from nlgmetrics.metrics.bleu import BLEU
+from nlgmetrics.metrics.bleu import kernel as bleu_module
 from nlgmetrics.metrics.chrf import CHRF
 
 pytestmark = pytest.mark.skipif(not has_native(), reason="the compiled kernels were not built")

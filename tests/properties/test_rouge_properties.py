@@ -234,7 +234,7 @@ document = st.lists(sentence, max_size=4)
 @given(st.lists(st.tuples(document, document), min_size=1, max_size=5))
 def test_compiled_kernel_counts_equal_naive_counts(pairs):
     """Pre-tokenized sentences (several machine words long) straight into the kernel, one reference each."""
-    from nlgmetrics.metrics.rouge_kernel import _type_specs
+    from nlgmetrics.metrics.rouge.kernel import _type_specs
 
     specs, _ = _type_specs(KERNEL_TYPES, False)
     plan = native().RougePlan(specs, False, 1, 1.0, None, 1.2, True, 0.0)  # multi_ref "best"
@@ -251,7 +251,7 @@ def test_compiled_kernel_counts_equal_naive_counts(pairs):
 def test_compiled_max_pr_equals_naive(segments):
     """pycocoevalcap's multi-reference rule (``multi_ref="max-pr"``): the highest precision and the highest recall
     over the references, each on its own, then F with beta 1.2."""
-    from nlgmetrics.metrics.rouge_kernel import _type_specs
+    from nlgmetrics.metrics.rouge.kernel import _type_specs
 
     types = ("rougeL", "rouge2")
     specs, _ = _type_specs(types, False)

@@ -154,7 +154,7 @@ def test_stats_shapes_follow_max_order():
 
 def test_reference_statistics_are_cached_and_reused(monkeypatch):
     """The index path (any tokenizer but 13a, or 13a without the compiled kernel) keeps the references' index."""
-    from nlgmetrics.metrics import bleu as module
+    from nlgmetrics.metrics.bleu import kernel as module
 
     monkeypatch.setattr(module, "NATIVE_13A", False)
     hyps, refs = HYPS * (module.SMALL // len(HYPS) + 1), REFS * (module.SMALL // len(REFS) + 1)  # a corpus

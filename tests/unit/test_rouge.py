@@ -13,8 +13,8 @@ import pytest
 import nlgmetrics as nm
 from nlgmetrics import InvalidInputError, MissingDependencyError, UnknownOptionError
 from nlgmetrics.metrics.rouge import ROUGE, RougeScore
-from nlgmetrics.metrics.rouge_bootstrap import perl_resample_indices
-from nlgmetrics.metrics.rouge_kernel import parse_rouge_type, round5
+from nlgmetrics.metrics.rouge.bootstrap import perl_resample_indices
+from nlgmetrics.metrics.rouge.kernel import parse_rouge_type, round5
 
 PREDS = ["Transformers Transformers are fast plus efficient", "Good Morning", "I am waiting for new Transformers"]
 REFS = [

@@ -22,9 +22,9 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import __version__
 from .._files import check_output, write_output_file
 from .._inputs import relocate
+from .._version import __version__
 from ..errors import InvalidInputError, MissingDependencyError, NlgMetricsError
 from .io import (
     DOCVQA_FIELDS,

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from .runner import Column, Evaluation, SystemScore, iter_lines, signed, verdict
 from .sources import Memory, Source, open_source
 

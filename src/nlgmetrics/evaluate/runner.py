@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
 from .._inputs import relocate
 from .._store import MAX_OPEN_WRITERS, EntryError, Store, parse_size
+from .._version import __version__
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
 from ..stats import CarriedColumn, StatsBatch

@@ -36,7 +36,8 @@ from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Carried, Records, Stats, StatsBatch
 from .base import Family, Result, signature_of
-from .bleu import BLEU, BLEUStats, _coco_arith, bleu_from_stats
+from .bleu import BLEU, BLEUStats, bleu_from_stats
+from .bleu.arith import _coco_arith
 from .cider import CIDER, CiderStats, cider_from_stats
 from .meteor15 import METEOR15, STATS_LENGTH, Meteor15Stats, meteor15_from_stats
 from .rouge import ROUGE, RougeStats, rouge_from_stats

@@ -1,25 +1,9 @@
-"""The score tuples of ROUGE, in a module of their own so that :mod:`~nlgmetrics.metrics.rouge` and the modules
-it uses (:mod:`~nlgmetrics.metrics.rouge_bootstrap`) import them without importing each other."""
+"""The old import path of :mod:`nlgmetrics.metrics.rouge.scores`: this name is that very module (an alias in
+``sys.modules``), so what is read or set through it is the module's own."""
 
-from __future__ import annotations
+import importlib
+import sys
 
-from typing import NamedTuple
+from .rouge.scores import *  # noqa: F403  (the names, for type checkers and editors)
 
-__all__ = ["AggregateScore", "RougeScore"]
-
-
-class RougeScore(NamedTuple):
-    """Precision, recall and F of one type (rouge-score's ``Score``)."""
-
-    precision: float
-    recall: float
-    fmeasure: float
-
-
-class AggregateScore(NamedTuple):
-    """A bootstrap confidence interval: ``low`` and ``high`` bounds around ``mid`` (rouge-score's
-    ``AggregateScore``)."""
-
-    low: RougeScore
-    mid: RougeScore
-    high: RougeScore
+sys.modules[__name__] = importlib.import_module(".rouge.scores", __package__)

@@ -31,7 +31,7 @@ Presets and the exact commands they reproduce:
     set-based n-gram counting, sentences split at ``.``, summary-level ROUGE-L; one reference per segment.
 ``llamafactory``
     LLaMA-Factory 0.9.5's ``ComputeSimilarity``: ``rouge-chinese`` 1.0.3 on jieba words, each value
-    ``round(v * 100, 4)`` (0-100), the mean over segments. Both: :mod:`nlgmetrics.metrics.rouge_sets`.
+    ``round(v * 100, 4)`` (0-100), the mean over segments. Both: :mod:`nlgmetrics.metrics.rouge.sets`.
 
 With no preset, the configuration is the ``rouge-score`` one with the ``unicode`` tokenizer: identical numbers
 on ASCII text, while letters of other scripts are kept (rouge-score deletes them, so two identical Japanese
@@ -48,16 +48,16 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import add
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._inputs import ReferenceSets, check_pairs
-from .._np import is_numpy_bool, is_numpy_number, loaded
-from ..errors import InvalidInputError, UnknownOptionError, unknown_option, warn
-from ..signature import sig_field
-from ..stats import Stats, StatsBatch
-from ..text.coverage import flagged, warn_flagged
-from ..text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
-from .base import MAX_WORKERS, Family, Result, check_number
-from .rouge_kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
-from .rouge_scores import AggregateScore, RougeScore
+from ..._inputs import ReferenceSets, check_pairs
+from ..._np import is_numpy_bool, is_numpy_number, loaded
+from ...errors import InvalidInputError, UnknownOptionError, unknown_option, warn
+from ...signature import sig_field
+from ...stats import Stats, StatsBatch
+from ...text.coverage import flagged, warn_flagged
+from ...text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
+from ..base import MAX_WORKERS, Family, Result, check_number
+from .kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
+from .scores import AggregateScore, RougeScore
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,7 +73,7 @@ __all__ = [
     "rouge",
 ]
 
-SCORINGS = ("rouge-score", "rouge155", "pltrdy", "llamafactory")  # the last two: metrics/rouge_sets.py
+SCORINGS = ("rouge-score", "rouge155", "pltrdy", "llamafactory")  # the last two: metrics/rouge/sets.py
 MULTI_REF = ("best", "average", "max-pr", "mean")
 SENTENCE_SPLITS = ("newline", "rules", "auto")
 BOOTSTRAP_RNGS = ("generator", "legacy")
@@ -158,7 +158,7 @@ class RougeConfig:
             raise InvalidInputError(f"rouge_types lists a type twice: {list(types)}")
         object.__setattr__(self, "rouge_types", types)
         if not isinstance(self.tokenizer, str):
-            from ..text.registry import CallableTokenizer
+            from ...text.registry import CallableTokenizer
 
             if not callable(self.tokenizer):
                 raise InvalidInputError(f"tokenizer must be a registered name or a callable, got {self.tokenizer!r}")
@@ -169,8 +169,8 @@ class RougeConfig:
                 f"({self.tokenizer}), not what it does: the numbers repeat only with the same function"
             )
         elif self.tokenizer not in BUILTIN_TOKENIZERS:
-            from ..text import get_tokenizer
-            from ..text.registry import check_tokenizer_name, public_tokenizers, resolve_ja_mecab
+            from ...text import get_tokenizer
+            from ...text.registry import check_tokenizer_name, public_tokenizers, resolve_ja_mecab
 
             valid = [*BUILTIN_TOKENIZERS, *public_tokenizers()]
             check_tokenizer_name(self.tokenizer, valid)
@@ -227,7 +227,7 @@ class RougeConfig:
             raise unknown_option("bootstrap_rng", self.bootstrap_rng, list(BOOTSTRAP_RNGS))
         _check_int("workers", self.workers, 1, maximum=MAX_WORKERS)
         if self.scoring in ("pltrdy", "llamafactory"):  # imported only then: it loads rapidfuzz
-            from .rouge_sets import check_set_scoring
+            from .sets import check_set_scoring
 
             check_set_scoring(self)
 
@@ -385,8 +385,8 @@ def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> St
     _warn_dropped(preds, refs, cfg)
     import numpy as np
 
-    if cfg.scoring in ("pltrdy", "llamafactory"):  # set-based counting of those packages: metrics/rouge_sets.py
-        from .rouge_sets import set_rouge_columns
+    if cfg.scoring in ("pltrdy", "llamafactory"):  # set-based counting of those packages: metrics/rouge/sets.py
+        from .sets import set_rouge_columns
 
         cols = set_rouge_columns(preds, refs, cfg)
         scores = np.empty((len(preds), len(cfg.rouge_types), 6), dtype=np.float64)
@@ -484,7 +484,7 @@ def _segment_dicts(rows: Iterable[Sequence[Any]], types: Sequence[str]) -> tuple
     return tuple(out)
 
 
-#: The compiled scorings (the set-based ones are in metrics/rouge_sets.py).
+#: The compiled scorings (the set-based ones are in metrics/rouge/sets.py).
 _COMPILED = frozenset(("rouge-score", "rouge155"))
 #: Calls on at most this many segments take the small-batch path of :meth:`RougeFamily.compute`.
 SMALL_CALL = 1024
@@ -551,7 +551,7 @@ class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
     ) -> RougeResult:
         result = super().finalize(total, config, batch)
         if config.bootstrap_samples > 0 and batch is not None:
-            from .rouge_bootstrap import bootstrap
+            from .bootstrap import bootstrap
 
             return dataclasses.replace(result, bootstrap=bootstrap(batch, config))
         return result
