@@ -279,9 +279,12 @@ def _transformers_version() -> str:
 
 
 def bertscore_hash(cfg: BERTScoreConfig, model: str | None = None) -> str:
-    """bert-score's reproducibility hash (``get_hash``) for these settings, exactly as bert-score 0.3.13 prints it,
-    e.g. ``bert-base-multilingual-cased_L9_no-idf_version=0.3.12(hug_trans=5.23.0)`` (``model``: the name to
-    write instead of ``cfg.model``; the signature gives a local folder's name and digest, not its path)."""
+    """bert-score's reproducibility hash (``get_hash``) for these settings, as bert-score 0.3.13 prints it, e.g.
+    ``bert-base-multilingual-cased_L9_no-idf_version=0.3.12(hug_trans=5.23.0)``. A local model folder is named by
+    its folder name and content digest (:func:`model_label`), where bert-score writes the path it was given: a
+    result never carries a machine's path (``model``: the name to write instead)."""
+    if model is None and cfg.model is not None:
+        model = model_label(cfg.model)
     text = f"{model or cfg.model}_L{cfg.num_layers}{'_idf' if cfg.idf else '_no-idf'}"
     text += f"_version={BERT_SCORE_HASH_VERSION}(hug_trans={_transformers_version()})"
     if cfg.rescale_with_baseline:
