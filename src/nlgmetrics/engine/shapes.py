@@ -211,7 +211,7 @@ class Packed:
         lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
         starts = np.zeros(len(sequences) + 1, dtype=np.int64)
         np.cumsum(lengths, out=starts[1:])
-        ids = np.fromiter((t for s in sequences for t in s), dtype=np.int64, count=int(starts[-1]))
+        ids = np.fromiter(itertools.chain.from_iterable(sequences), dtype=np.int64, count=int(starts[-1]))
         return cls(ids, starts)
 
     def __len__(self) -> int:

@@ -8,6 +8,7 @@ space for RoBERTa's tokenizer; COMET and MetricX build their own input strings f
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence, Sized
 from typing import Any
 
@@ -109,7 +110,9 @@ class Tokenizer:
                 lengths[lo + k] = len(ids)
                 cut[lo + k] = was_cut
             count = int(lengths[lo : lo + len(encoded)].sum())
-            parts.append(np.fromiter((t for ids, _ in encoded for t in ids), dtype=np.int64, count=count))
+            # the ids are read in C (chain), not one Python step per token: 0.1 s of 145k tokens otherwise
+            flat_ids = itertools.chain.from_iterable(ids for ids, _ in encoded)
+            parts.append(np.fromiter(flat_ids, dtype=np.int64, count=count))
         starts = np.zeros(len(texts) + 1, dtype=np.int64)
         np.cumsum(lengths, out=starts[1:])
         flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)

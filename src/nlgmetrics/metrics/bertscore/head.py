@@ -234,7 +234,10 @@ class Tokenization(Tokenizer):
     def weights_plain(self, ids: Sequence[int]) -> np.ndarray:
         """bert-score's weights without idf: 1 for every token, 0 for ``[CLS]`` and ``[SEP]``."""
         arr = np.asarray(ids, dtype=np.int64)
-        return np.where(np.isin(arr, self.zero_weight_ids), 0.0, 1.0)
+        weights = np.ones(len(arr), dtype=np.float64)
+        for special in self.zero_weight_ids.tolist():  # one or two ids: a comparison each, not np.isin's sort
+            weights[arr == special] = 0.0
+        return weights
 
 
 class Encoder(Tokenization):
