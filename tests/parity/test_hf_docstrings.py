@@ -6,7 +6,8 @@ Each example must print the same here (the same numbers to the last bit; HF's
 ``np.float64(x)`` reprs read as ``x``). Where
 HF's script could not run an example offline (``meteor``: NLTK's ``punkt_tab`` and WordNet data), the docstring's
 own expected output is the reference. ``bertscore``'s example names ``lang="en"``, i.e. ``roberta-large``: it runs
-only where that model is in the local Hugging Face cache.
+only where that model is in the local Hugging Face cache; so does ``comet``'s (``Unbabel/wmt22-comet-da``), whose
+rows were taken from the docstring without running HF's script (it needs unbabel-comet and that checkpoint).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from nlgmetrics.errors import MissingDependencyError, NlgMetricsError
 RECORDED: dict[str, list[dict[str, Any]]] = json.loads(
     (Path(__file__).parents[1] / "fixtures" / "hf" / "hf_docstrings.json").read_text("utf-8")
 )
+#: Scripts whose examples load a model (skipped where it is not in the local Hugging Face cache).
+NEEDS_MODEL = {"bertscore": "lang='en': roberta-large", "comet": "Unbabel/wmt22-comet-da"}
 _NP_SCALAR = re.compile(r"np\.(?:float|int)\d*\(([^()]*)\)")
 
 
@@ -71,8 +74,8 @@ def test_hf_docstring_examples(name: str) -> None:
 
         def report_unexpected_exception(self, out: Any, test: Any, example: doctest.Example, exc_info: Any) -> None:
             err = exc_info[1]
-            if name == "bertscore" and isinstance(err, (MissingDependencyError, NlgMetricsError, OSError)):
-                pytest.skip(f"the example's lang='en' model (roberta-large) is not available here: {err}")
+            if name in NEEDS_MODEL and isinstance(err, (MissingDependencyError, NlgMetricsError, OSError)):
+                pytest.skip(f"the example's model ({NEEDS_MODEL[name]}) is not available here: {err}")
             failures.append(f"{example.source.strip()}\n  raised {type(err).__name__}: {err}")
 
     with warnings.catch_warnings():
