@@ -24,16 +24,29 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib
+import struct
 from collections.abc import Callable, ItemsView, KeysView, Mapping, Sequence, ValuesView
 from typing import Any
 
-import numpy as np
-
 from ._inputs import describe
+from ._np import is_array, is_numpy_number
 from .errors import InvalidInputError, UnknownOptionError, warn
 from .metrics.catalog import CATALOG, get_family
 
-__all__ = ["HF_METRICS", "CombinedEvaluations", "HFMetric", "HFSpec", "combine", "load", "supported"]
+__all__ = [
+    "CATALOGUE_REFUSED",
+    "HF_METRICS",
+    "CombinedEvaluations",
+    "FamilyMetric",
+    "HFMetric",
+    "HFSpec",
+    "combine",
+    "family_output",
+    "family_spec",
+    "load",
+    "supported",
+]
 
 Pick = Callable[[Any, dict[str, Any]], Any]
 
@@ -123,7 +136,12 @@ def _rouge_out(r: Any, hf: dict[str, Any]) -> dict[str, Any]:
 def _character_out(r: Any, hf: dict[str, Any]) -> dict[str, Any]:
     scores = [float(s) for s in r.segments]
     how = hf.get("aggregate", "mean")
-    value = {"mean": r.score, "sum": float(np.sum(scores)), "median": float(np.median(scores))}[how]
+    if how == "mean":
+        value = r.score
+    else:  # HF's script sums with numpy (pairwise summation): the same call gives the same float
+        import numpy as np
+
+        value = float(np.sum(scores)) if how == "sum" else float(np.median(scores))
     out: dict[str, Any] = {"cer_score": value}
     if hf.get("return_all_scores", False):
         out["cer_scores"] = scores
@@ -309,9 +327,90 @@ HF_METRICS: dict[str, HFSpec] = {
 }
 
 
+#: Keywords that HF ``evaluate``'s metric of the same name takes with another meaning than the family's, refused with
+#: the reason (HF's ``perplexity`` runs a model over texts; the family scores log-probabilities).
+CATALOGUE_REFUSED: dict[str, dict[str, str]] = {
+    "perplexity": {
+        keyword: "nlgmetrics' perplexity runs no model: it takes the model's per-token log-probabilities (or "
+        "logits and targets) as predictions; see docs/sari_perplexity.md"
+        for keyword in ("model_id", "add_start_token", "max_length")
+    },
+}
+
+#: Result fields that are never among a family's output keys (the headline is under its own key, the signature and
+#: per-segment scores are not HF-style numbers).
+_NOT_OUTPUT = frozenset({"score", "signature", "segments"})
+
+
+def _number(value: Any) -> int | float | None:
+    """``value`` as a plain Python number; ``None`` for anything else (a bool, ``None``, text, a tuple)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if is_numpy_number(value):
+        return value.item()  # type: ignore[no-any-return]
+    return None
+
+
+def _plain(value: Any) -> Any:
+    """A headline value with numpy scalars and arrays made Python numbers and lists (tuples become lists)."""
+    number = _number(value)
+    if number is not None:
+        return number
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if is_array(value):
+        return value.tolist()
+    return value
+
+
+def family_output(name: str) -> Pick:
+    """The output of ``load(name).compute`` for a catalogue family without an HF counterpart: a dict with the
+    headline first, then every field of the result that is a plain number (counts, lengths, sub-scores).
+
+    The headline is ``{name: result.score}`` (a list, one score per segment, with ``reduction="none"``), or the
+    result's own ``headline_values()`` (COCO's ``Bleu_1``..``CIDEr``), or the items of a dict-valued score (pass@k's
+    ``pass@1``, ``pass@10``)."""
+
+    def out(result: Any, hf: dict[str, Any]) -> dict[str, Any]:
+        headline = getattr(result, "headline_values", None)
+        if headline is not None:
+            values = {k: _plain(v) for k, v in headline().items()}
+        elif isinstance(result.score, Mapping):
+            values = {k: _plain(v) for k, v in result.score.items()}
+        else:
+            values = {name: _plain(result.score)}
+        for field in dataclasses.fields(result):
+            if field.name not in _NOT_OUTPUT and field.name not in values:
+                number = _number(getattr(result, field.name))
+                if number is not None:
+                    values[field.name] = number
+        return values
+
+    return out
+
+
+def family_spec(name: str) -> HFSpec:
+    """The spec of ``load(name)`` for the catalogue family ``name`` that no HF name maps to: the family's default
+    preset (``preset=`` picks another), its options and further inputs as they are, :func:`family_output`."""
+    family = get_family(name)
+    refused = {k: _refused(k, why) for k, why in CATALOGUE_REFUSED.get(name, {}).items()}
+    return HFSpec(
+        name,
+        family.default_preset,
+        family_output(name),
+        refused,
+        inputs="sources" if family.uses_sources else "text",
+    )
+
+
 def supported() -> list[str]:
-    """The HF metric names this build serves (those whose family is in the catalogue)."""
-    return sorted(name for name, spec in HF_METRICS.items() if spec.family in CATALOG)
+    """Every name :func:`load` serves: the HF metric names (those whose family is in the catalogue), with HF's keys
+    and scales, and every catalogue family by its own name."""
+    return sorted({name for name, spec in HF_METRICS.items() if spec.family in CATALOG} | set(CATALOG))
 
 
 def _nearest(word: str, candidates: Sequence[str]) -> str:
@@ -420,9 +519,164 @@ class HFMetric:
             na = [p.get("no_answer_probability") if isinstance(p, Mapping) else None for p in predictions]
             if any(v is not None for v in na):
                 # HF evaluate's features store no_answer_probability as float32: its thresholds are those values
-                extra["na_probs"] = [0.0 if v is None else float(np.float32(v)) for v in na]
+                extra["na_probs"] = [0.0 if v is None else _float32(v) for v in na]
         result = self.family.compute(predictions, references, config, segments=self.spec.segments(hf), **extra)
         return self.spec.output(result, hf)
+
+
+class FamilyMetric(HFMetric):
+    """``load(name)`` of a catalogue family that no HF name maps to (``"nist"``, ``"nls"``, ``"comet"``'s
+    siblings): HF's ``add``/``add_batch``/``compute`` over the family's own options (its config fields, and
+    ``preset=``) and its inputs (``sources=`` for a family with sources; ``num_bytes=``, ``na_probs=``, ... as the
+    family declares them). ``compute`` returns :func:`family_output`'s dict, the family's own scale; the numbers
+    are those of the family's function with the same options."""
+
+    def __init__(self, name: str, **config: Any) -> None:
+        self.name = name
+        self.family = get_family(name)
+        self.spec = family_spec(name)
+        self._load_kwargs = self._check(config)
+        self._batches: list[dict[str, Any]] = []
+
+    def _check(self, kwargs: Mapping[str, Any], inputs: bool = False) -> dict[str, Any]:
+        family = self.family
+        known = [*self.spec.keywords, *family.option_names(), *family.option_aliases]
+        if family.presets and "preset" not in known:
+            known.append("preset")
+        if inputs:
+            known += family.inputs
+        for key in kwargs:
+            if key not in known:
+                further = f"; its further inputs: {', '.join(family.inputs)}" if family.inputs else ""
+                raise UnknownOptionError(
+                    f"{self.name}: keyword {key!r} is not supported (nearest supported: {_nearest(key, known)!r}); "
+                    f"options of {family.name}: {', '.join(sorted(set(known) - set(family.inputs)))}{further}"
+                )
+        return dict(kwargs)
+
+    def config_for(self, kwargs: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """The family config of one call (``load`` options, then ``compute`` ones; ``preset=`` names the preset)."""
+        options = {**self._load_kwargs, **self._check(kwargs)}
+        for key in [k for k in options if k in self.spec.keywords]:
+            self.spec.keywords[key][1](options.pop(key))  # a refused keyword: raises
+        preset = options.pop("preset", self.spec.preset) if self.family.presets else None
+        build = getattr(self.family, "corpus_config", self.family.make_config)
+        return build(preset, **options), {}
+
+    def _references_optional(self) -> bool:
+        """Whether the family scores predictions without references: its function's second parameter defaults to
+        ``None`` (perplexity over log-probabilities, quality estimation with CometKiwi, XCOMET or MetricX)."""
+        entry = CATALOG[self.name]
+        if not entry.functions:
+            return False
+        import inspect
+
+        function = getattr(importlib.import_module(entry.module), entry.functions[0])
+        params = list(inspect.signature(function).parameters.values())
+        return len(params) > 1 and params[1].default is None
+
+    def add(self, *, prediction: Any = None, reference: Any = None, source: Any = None, **inputs: Any) -> None:
+        """One prediction, its reference (and source, and one value of each further input) join the pending
+        inputs. A set is refused here, as HF refuses it."""
+        kinds: tuple[type, ...] = (set, frozenset, KeysView, ValuesView, ItemsView)
+        for name, value in (("prediction", prediction), ("reference", reference), ("source", source)):
+            if isinstance(value, kinds):
+                raise InvalidInputError(f"{self.name}.add: {name} is a {type(value).__name__}")
+        self.add_batch(
+            predictions=[prediction],
+            references=None if reference is None and self._references_optional() else [reference],
+            sources=None if source is None else [source],
+            **{k: [v] for k, v in inputs.items()},
+        )
+
+    def add_batch(self, *, predictions: Any = None, references: Any = None, sources: Any = None, **inputs: Any) -> None:
+        """A batch joins the pending inputs: as :meth:`HFMetric.add_batch` (sets and dicts refused as columns, the
+        columns of one batch of one length), plus the family's further inputs by keyword. A column given with one
+        batch must be given with every batch."""
+        self._check(inputs, inputs=True)
+        unknown = sorted(set(inputs) - set(self.family.inputs))
+        if unknown:
+            raise InvalidInputError(f"{self.name}.add_batch: {', '.join(unknown)} are options; pass them to compute")
+        if predictions is None:
+            raise InvalidInputError(f"{self.name}.add_batch needs predictions=")
+        if references is None and not self._references_optional():
+            raise InvalidInputError(f"{self.name}.add_batch needs predictions= and references=")
+        if sources is not None and not self.family.uses_sources:
+            raise InvalidInputError(f"{self.name} takes no sources=")
+        batch: dict[str, Any] = {"predictions": _ordered(predictions, "predictions")}
+        for key, column in (("references", references), ("sources", sources)):
+            if column is not None:
+                batch[key] = _ordered(column, key)
+        n = len(batch["predictions"])
+        for key, column in batch.items():
+            if len(column) != n:  # HF evaluate's message
+                raise InvalidInputError(f"Mismatch in the number of predictions ({n}) and {key} ({len(column)})")
+        for key, value in inputs.items():
+            if value is None:
+                continue
+            if isinstance(value, (set, frozenset, Mapping, str, bytes)):
+                raise InvalidInputError(f"{key} is a {type(value).__name__}; pass one value per prediction")
+            size = len(value) if hasattr(value, "__len__") else None
+            if size is not None and size != n:
+                raise InvalidInputError(f"Mismatch in the number of predictions ({n}) and {key} ({size})")
+            batch[key] = value
+        self._batches.append(batch)
+
+    def compute(self, *, predictions: Any = None, references: Any = None, sources: Any = None, **kwargs: Any) -> Any:
+        """The inputs given here join those given to ``add``/``add_batch``, and all of them are scored (then
+        cleared). A further input given here without ``predictions=`` covers every pending prediction."""
+        inputs = {k: kwargs.pop(k) for k in list(kwargs) if k in self.family.inputs}
+        if predictions is not None or references is not None or sources is not None:
+            if predictions is None:
+                raise InvalidInputError(f"{self.name}.compute needs predictions= with references= or sources=")
+            self.add_batch(predictions=predictions, references=references, sources=sources, **inputs)
+            inputs = {}
+        if not self._batches:
+            raise InvalidInputError(
+                f"{self.name}.compute needs predictions= and references= (or inputs given to add/add_batch)"
+            )
+        batches, self._batches = self._batches, []
+        config, hf = self.config_for(kwargs)
+        columns = _columns(self.name, batches)
+        for key, value in inputs.items():
+            if key in columns:
+                raise InvalidInputError(f"{key} was given to add_batch already; give it there with every batch")
+            columns[key] = value
+        predictions = columns.pop("predictions")
+        references = columns.pop("references", None)
+        result = self.family.compute(predictions, references, config, **columns)
+        return self.spec.output(result, hf)
+
+
+def _columns(name: str, batches: list[dict[str, Any]]) -> dict[str, Any]:
+    """The pending batches as one set of columns; a column that some batches have and others lack is an error (a
+    single batch's further input is passed as it was given: an array or a tensor stays one)."""
+    keys = {k for b in batches for k in b}
+    out: dict[str, Any] = {}
+    for key in keys:
+        have = [b[key] for b in batches if key in b]
+        if key == "references" and all(r is None for column in have for r in column):
+            continue  # no reference anywhere (``add(reference=None)`` of a family that takes none)
+        if len(have) < len(batches):
+            raise InvalidInputError(
+                f"{name}: {key}= was given with {len(have)} of the {len(batches)} batches; give it with every batch "
+                "(or with none)"
+            )
+        out[key] = have[0] if len(have) == 1 else [v for column in have for v in column]
+    return out
+
+
+def _float32(value: Any) -> float:
+    """``float(numpy.float32(value))`` (HF evaluate's features store ``no_answer_probability`` as float32), without
+    importing numpy for a plain number."""
+    if type(value) in (int, float):
+        try:
+            return float(struct.unpack("f", struct.pack("f", value))[0])
+        except OverflowError:  # numpy's float32 gives inf (and warns)
+            pass
+    import numpy as np
+
+    return float(np.float32(value))
 
 
 def _ordered(values: Any, name: str) -> list[Any]:
@@ -504,18 +758,29 @@ def _align_squad(predictions: list[Any], references: list[Any], *, by_last_id: b
 
 
 def load(name: str, **config: Any) -> HFMetric:
-    """``evaluate.load(name)`` for the names of :func:`supported`; ``config`` as in :meth:`HFMetric.compute`."""
+    """``evaluate.load(name)``: an HF metric name (HF's keys, scales and numbers; see :data:`HF_METRICS`), else a
+    catalogue family by its own name (``"nist"``, ``"edit-distance"``: :class:`FamilyMetric`); ``config`` as in
+    :meth:`HFMetric.compute`. An unknown name is an error that lists the names served and the closest ones."""
     if name == "code_eval":  # HF's code_eval runs the candidate programs: nothing is ever executed here
         raise UnknownOptionError(
             "'code_eval' executes the candidate programs; nlgmetrics never executes code. Run the candidates in "
             "your own sandbox, count the passing ones, and nlgmetrics.pass_at_k(num_samples, num_correct, "
             "k=[1, 10, 100]) gives code_eval's pass@k (its estimator, bit for bit)"
         )
-    if not isinstance(name, str) or name not in HF_METRICS or HF_METRICS[name].family not in CATALOG:
-        pending = sorted(n for n, s in HF_METRICS.items() if s.family not in CATALOG)
-        extra = f" ({', '.join(pending)}: not in this build yet)" if pending else ""
-        raise UnknownOptionError(f"unknown HF evaluate metric {name!r}; supported: {', '.join(supported())}{extra}")
-    return HFMetric(name, **config)
+    key = name.replace("-", "_") if isinstance(name, str) else None
+    if key is not None and key in HF_METRICS and HF_METRICS[key].family in CATALOG:
+        return HFMetric(key, **config)
+    if key is not None and key in CATALOG:
+        return FamilyMetric(key, **config)
+    hf_names = sorted(n for n, s in HF_METRICS.items() if s.family in CATALOG)
+    pending = sorted(n for n, s in HF_METRICS.items() if s.family not in CATALOG)
+    extra = f" ({', '.join(pending)}: not in this build yet)" if pending else ""
+    close = difflib.get_close_matches(name, supported(), n=3) if isinstance(name, str) else []
+    hint = f". Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    raise UnknownOptionError(
+        f"unknown HF evaluate metric {name!r}; supported: {', '.join(hf_names)}{extra}; and every catalogue family "
+        f"by its own name: {', '.join(sorted(CATALOG))}{hint}"
+    )
 
 
 class CombinedEvaluations:
