@@ -14,7 +14,10 @@
 Nothing here computes a score. Each HF metric name is one row of :data:`HF_METRICS`: the catalogue family that
 computes it, the preset that reproduces HF's script, how HF's ``compute`` keywords map onto the family's options,
 and which fields of the family's result become HF's keys (the same numbers, picked and renamed; never a second
-formula). A name whose family is not in this build's catalogue is refused with the list of those that are.
+formula). Every catalogue family that no HF name maps to is served by its own name (``load("nist")``,
+``load("edit-distance")``) with nothing kept here: :class:`FamilyMetric` derives it from the family's declaration
+(its default preset, its config fields as options, its inputs) and :func:`family_output` gives its headline and
+numbers. Any other name is refused with the names served and the closest ones.
 
 Keyword arguments of ``load(name, **config)`` and of ``compute(**kwargs)`` are HF's keywords (mapped) or the
 family's own options (passed as they are); anything else is an error that names the nearest supported keyword.
@@ -407,10 +410,11 @@ def family_spec(name: str) -> HFSpec:
     )
 
 
-def supported() -> list[str]:
-    """Every name :func:`load` serves: the HF metric names (those whose family is in the catalogue), with HF's keys
-    and scales, and every catalogue family by its own name."""
-    return sorted({name for name, spec in HF_METRICS.items() if spec.family in CATALOG} | set(CATALOG))
+def supported(*, families: bool = False) -> list[str]:
+    """The HF metric names this build serves (those whose family is in the catalogue), with HF's keys and scales;
+    with ``families=True``, every name :func:`load` serves: those and every catalogue family by its own name."""
+    names = {name for name, spec in HF_METRICS.items() if spec.family in CATALOG}
+    return sorted(names | set(CATALOG) if families else names)
 
 
 def _nearest(word: str, candidates: Sequence[str]) -> str:
@@ -772,13 +776,12 @@ def load(name: str, **config: Any) -> HFMetric:
         return HFMetric(key, **config)
     if key is not None and key in CATALOG:
         return FamilyMetric(key, **config)
-    hf_names = sorted(n for n, s in HF_METRICS.items() if s.family in CATALOG)
     pending = sorted(n for n, s in HF_METRICS.items() if s.family not in CATALOG)
     extra = f" ({', '.join(pending)}: not in this build yet)" if pending else ""
-    close = difflib.get_close_matches(name, supported(), n=3) if isinstance(name, str) else []
+    close = difflib.get_close_matches(name, supported(families=True), n=3) if isinstance(name, str) else []
     hint = f". Did you mean {' or '.join(map(repr, close))}?" if close else ""
     raise UnknownOptionError(
-        f"unknown HF evaluate metric {name!r}; supported: {', '.join(hf_names)}{extra}; and every catalogue family "
+        f"unknown HF evaluate metric {name!r}; supported: {', '.join(supported())}{extra}; and every catalogue family "
         f"by its own name: {', '.join(sorted(CATALOG))}{hint}"
     )
 

@@ -71,8 +71,8 @@ def test_load_serves_every_family(name: str) -> None:
 
 
 def test_supported_lists_every_family_and_every_hf_name() -> None:
-    assert set(CATALOG) <= set(supported())
-    assert {n for n, s in HF_METRICS.items() if s.family in CATALOG} <= set(supported())
+    assert set(supported(families=True)) == set(supported()) | set(CATALOG)
+    assert set(supported()) == {n for n, s in HF_METRICS.items() if s.family in CATALOG}
 
 
 def test_options_presets_and_inputs_are_the_familys() -> None:
