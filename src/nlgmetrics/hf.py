@@ -540,6 +540,8 @@ class FamilyMetric(HFMetric):
         self.family = get_family(name)
         self.spec = family_spec(name)
         self._load_kwargs = self._check(config)
+        for key in self._load_kwargs.keys() & self.spec.keywords.keys():
+            self.spec.keywords[key][1](self._load_kwargs[key])  # a refused keyword: raises now, not at compute
         self._batches: list[dict[str, Any]] = []
 
     def _check(self, kwargs: Mapping[str, Any], inputs: bool = False) -> dict[str, Any]:
@@ -607,23 +609,14 @@ class FamilyMetric(HFMetric):
             raise InvalidInputError(f"{self.name}.add_batch needs predictions= and references=")
         if sources is not None and not self.family.uses_sources:
             raise InvalidInputError(f"{self.name} takes no sources=")
-        batch: dict[str, Any] = {"predictions": _ordered(predictions, "predictions")}
-        for key, column in (("references", references), ("sources", sources)):
+        batch: dict[str, Any] = {"predictions": _column(predictions, "predictions")}
+        for key, column in (("references", references), ("sources", sources), *inputs.items()):
             if column is not None:
-                batch[key] = _ordered(column, key)
-        n = len(batch["predictions"])
+                batch[key] = _column(column, key)
+        n = _length(batch["predictions"], "predictions")
         for key, column in batch.items():
-            if len(column) != n:  # HF evaluate's message
+            if _length(column, key) != n:  # HF evaluate's message
                 raise InvalidInputError(f"Mismatch in the number of predictions ({n}) and {key} ({len(column)})")
-        for key, value in inputs.items():
-            if value is None:
-                continue
-            if isinstance(value, (set, frozenset, Mapping, str, bytes)):
-                raise InvalidInputError(f"{key} is a {type(value).__name__}; pass one value per prediction")
-            size = len(value) if hasattr(value, "__len__") else None
-            if size is not None and size != n:
-                raise InvalidInputError(f"Mismatch in the number of predictions ({n}) and {key} ({size})")
-            batch[key] = value
         self._batches.append(batch)
 
     def compute(self, *, predictions: Any = None, references: Any = None, sources: Any = None, **kwargs: Any) -> Any:
@@ -650,6 +643,21 @@ class FamilyMetric(HFMetric):
         references = columns.pop("references", None)
         result = self.family.compute(predictions, references, config, **columns)
         return self.spec.output(result, hf)
+
+
+def _column(values: Any, name: str) -> Any:
+    """A column of :meth:`FamilyMetric.add_batch`: an array or a tensor as it is (the family reads it whole: a
+    batch of logits stays one), anything else as :func:`_ordered` makes it."""
+    if hasattr(values, "shape") and hasattr(values, "__len__"):
+        return values
+    return _ordered(values, name)
+
+
+def _length(column: Any, name: str) -> int:
+    try:
+        return len(column)
+    except TypeError:  # a 0-d array
+        raise InvalidInputError(f"{name} is {describe(column)}; expected one value per prediction") from None
 
 
 def _columns(name: str, batches: list[dict[str, Any]]) -> dict[str, Any]:

@@ -97,8 +97,29 @@ def test_options_presets_and_inputs_are_the_familys() -> None:
     lls, gold, choices = [[-1.5, -0.5, -3.0], [-2.0, -2.5]], [1, 0], [["a", "bb", "c"], ["dd", "e"]]
     mc = nlgmetrics.load("multiple_choice").compute(predictions=lls, references=gold, choices=choices)
     assert mc["acc_norm"] == nlgmetrics.multiple_choice(lls, gold, choices=choices).acc_norm
+    mc_metric = nlgmetrics.load("multiple_choice")
+    for ll, g, c in zip(lls, gold, choices, strict=True):
+        mc_metric.add(prediction=ll, reference=g, choices=c)
+    assert mc_metric.compute() == mc
     with pytest.raises(InvalidInputError, match="needs predictions= and references="):
         nlgmetrics.load("nls").compute(predictions=["a"])
+
+
+def test_arrays_and_tensors_are_read_whole() -> None:
+    np = pytest.importorskip("numpy")
+    logprobs = np.array([[-0.5, -1.0, -0.25], [-2.0, -0.1, -0.3]])
+    assert nlgmetrics.load("perplexity").compute(predictions=logprobs) == nlgmetrics.load("perplexity").compute(
+        predictions=logprobs.tolist()
+    )
+    torch = pytest.importorskip("torch")
+    g = torch.Generator().manual_seed(0)
+    logits, targets = torch.randn(2, 5, 11, generator=g, dtype=torch.float64), torch.randint(0, 11, (2, 5), generator=g)
+    out = nlgmetrics.load("perplexity").compute(predictions=logits, references=targets)
+    assert out["perplexity"] == nlgmetrics.perplexity(logits, targets).score
+    ppl = nlgmetrics.load("perplexity")
+    ppl.add_batch(predictions=logits[:1], references=targets[:1])
+    ppl.add_batch(predictions=logits[1:], references=targets[1:])
+    assert ppl.compute()["perplexity"] == pytest.approx(out["perplexity"], rel=1e-12)
 
 
 def test_keywords_are_checked_with_the_nearest() -> None:
@@ -106,6 +127,8 @@ def test_keywords_are_checked_with_the_nearest() -> None:
         nlgmetrics.load("nist", max_orders=3)
     with pytest.raises(InvalidInputError, match="model_id='gpt2' is not supported: nlgmetrics' perplexity runs no"):
         nlgmetrics.load("perplexity").compute(predictions=[[-0.5]], model_id="gpt2")
+    with pytest.raises(InvalidInputError, match="model_id='gpt2' is not supported"):
+        nlgmetrics.load("perplexity", model_id="gpt2")
     with pytest.raises(UnknownOptionError, match="keyword 'num_bytes' is not supported"):
         nlgmetrics.load("perplexity", num_bytes=[1])  # an input, not an option of the metric
 
