@@ -26,7 +26,9 @@ from tests.unit.test_catalog import NAMES, _example, _same, _src
 SLOW = {"meteor15", "bertscore"}
 
 
-def _expected(name: str, metric: HFMetric, preds: list[Any], refs: list[Any], sources: Any, options: dict) -> Any:
+def _expected(
+    name: str, metric: HFMetric | FamilyMetric, preds: list[Any], refs: list[Any], sources: Any, options: dict
+) -> Any:
     """What ``load(name).compute`` must return: the functional result of the same config, through the output of the
     HF row (an HF name) or of the family (its own name)."""
     family = get_family(name)
