@@ -14,7 +14,10 @@
 Nothing here computes a score. Each HF metric name is one row of :data:`HF_METRICS`: the catalogue family that
 computes it, the preset that reproduces HF's script, how HF's ``compute`` keywords map onto the family's options,
 and which fields of the family's result become HF's keys (the same numbers, picked and renamed; never a second
-formula). A name whose family is not in this build's catalogue is refused with the list of those that are.
+formula). Every catalogue family that no HF name maps to is served by its own name (``load("nist")``,
+``load("edit-distance")``) with nothing kept here: :class:`FamilyMetric` derives it from the family's declaration
+(its default preset, its config fields as options, its inputs) and :func:`family_output` gives its headline and
+numbers. Any other name is refused with the names served and the closest ones.
 
 Keyword arguments of ``load(name, **config)`` and of ``compute(**kwargs)`` are HF's keywords (mapped) or the
 family's own options (passed as they are); anything else is an error that names the nearest supported keyword.
@@ -22,31 +25,39 @@ family's own options (passed as they are); anything else is an error that names 
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
+import struct
 from collections.abc import Callable, ItemsView, KeysView, Mapping, Sequence, ValuesView
 from typing import Any
 
-import numpy as np
-
+from ._facade import (
+    FamilyMetric,
+    HFSpec,
+    _ignored,
+    _nearest,
+    _ordered,
+    _refused,
+    _same,
+    family_output,
+    family_spec,
+)
 from ._inputs import describe
 from .errors import InvalidInputError, UnknownOptionError, warn
 from .metrics.catalog import CATALOG, get_family
 
-__all__ = ["HF_METRICS", "CombinedEvaluations", "HFMetric", "HFSpec", "combine", "load", "supported"]
-
-Pick = Callable[[Any, dict[str, Any]], Any]
-
-
-def _same(option: str) -> tuple[str, Callable[[Any], Any]]:
-    return option, lambda v: v
-
-
-def _refused(keyword: str, why: str) -> tuple[str, Callable[[Any], Any]]:
-    def check(value: Any) -> Any:
-        raise InvalidInputError(f"{keyword}={value!r} is not supported: {why}")
-
-    return "", check
+__all__ = [
+    "CATALOGUE_REFUSED",
+    "HF_METRICS",
+    "CombinedEvaluations",
+    "FamilyMetric",
+    "HFMetric",
+    "HFSpec",
+    "combine",
+    "family_output",
+    "family_spec",
+    "load",
+    "supported",
+]
 
 
 def _tokenizer(keyword: str, default: str) -> tuple[str, Callable[[Any], Any]]:
@@ -65,30 +76,6 @@ def _tokenizer(keyword: str, default: str) -> tuple[str, Callable[[Any], Any]]:
         )
 
     return "tokenizer", convert
-
-
-@dataclasses.dataclass(frozen=True)
-class HFSpec:
-    """One HF ``evaluate`` metric: ``family`` (catalogue name) with ``preset``; ``keywords`` maps each HF
-    ``compute``/``load`` keyword to ``(family option, value conversion)`` (an empty option: accepted, changes
-    nothing); ``output`` builds HF's dict (or float) from the family's result and the call's HF keywords;
-    ``segments``: whether the output needs per-segment values; ``inputs``: ``"text"``, ``"sources"`` (SARI) or
-    ``"squad"`` (HF's dicts with ids)."""
-
-    family: str
-    preset: str | None
-    output: Pick
-    keywords: Mapping[str, tuple[str, Callable[[Any], Any]]] = dataclasses.field(default_factory=dict)
-    defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    segments: Callable[[dict[str, Any]], bool] = lambda hf: False
-    inputs: str = "text"
-    scale: str = ""
-    #: a known difference from HF's script, warned about when the metric is loaded
-    note: str = ""
-
-
-def _ignored(*names: str) -> dict[str, tuple[str, Callable[[Any], Any]]]:
-    return {n: ("", lambda v: v) for n in names}
 
 
 def _bleu_out(r: Any, hf: dict[str, Any]) -> dict[str, Any]:
@@ -123,7 +110,12 @@ def _rouge_out(r: Any, hf: dict[str, Any]) -> dict[str, Any]:
 def _character_out(r: Any, hf: dict[str, Any]) -> dict[str, Any]:
     scores = [float(s) for s in r.segments]
     how = hf.get("aggregate", "mean")
-    value = {"mean": r.score, "sum": float(np.sum(scores)), "median": float(np.median(scores))}[how]
+    if how == "mean":
+        value = r.score
+    else:  # HF's script sums with numpy (pairwise summation): the same call gives the same float
+        import numpy as np
+
+        value = float(np.sum(scores)) if how == "sum" else float(np.median(scores))
     out: dict[str, Any] = {"cer_score": value}
     if hf.get("return_all_scores", False):
         out["cer_scores"] = scores
@@ -309,14 +301,22 @@ HF_METRICS: dict[str, HFSpec] = {
 }
 
 
-def supported() -> list[str]:
-    """The HF metric names this build serves (those whose family is in the catalogue)."""
-    return sorted(name for name, spec in HF_METRICS.items() if spec.family in CATALOG)
+#: Keywords that HF ``evaluate``'s metric of the same name takes with another meaning than the family's, refused with
+#: the reason (HF's ``perplexity`` runs a model over texts; the family scores log-probabilities).
+CATALOGUE_REFUSED: dict[str, dict[str, str]] = {
+    "perplexity": {
+        keyword: "nlgmetrics' perplexity runs no model: it takes the model's per-token log-probabilities (or "
+        "logits and targets) as predictions; see docs/sari_perplexity.md"
+        for keyword in ("model_id", "add_start_token", "max_length")
+    },
+}
 
 
-def _nearest(word: str, candidates: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.0)
-    return close[0] if close else ""
+def supported(*, families: bool = False) -> list[str]:
+    """The HF metric names this build serves (those whose family is in the catalogue), with HF's keys and scales;
+    with ``families=True``, every name :func:`load` serves: those and every catalogue family by its own name."""
+    names = {name for name, spec in HF_METRICS.items() if spec.family in CATALOG}
+    return sorted(names | set(CATALOG) if families else names)
 
 
 class HFMetric:
@@ -420,28 +420,22 @@ class HFMetric:
             na = [p.get("no_answer_probability") if isinstance(p, Mapping) else None for p in predictions]
             if any(v is not None for v in na):
                 # HF evaluate's features store no_answer_probability as float32: its thresholds are those values
-                extra["na_probs"] = [0.0 if v is None else float(np.float32(v)) for v in na]
+                extra["na_probs"] = [0.0 if v is None else _float32(v) for v in na]
         result = self.family.compute(predictions, references, config, segments=self.spec.segments(hf), **extra)
         return self.spec.output(result, hf)
 
 
-def _ordered(values: Any, name: str) -> list[Any]:
-    """A column of ``add_batch``/``compute`` as a list; sets, dicts and dict views are refused, as HF
-    ``evaluate`` refuses them (their order depends on the hash seed, so predictions would meet the wrong
-    references). A string is a column of characters, as in HF."""
-    if isinstance(values, (set, frozenset, KeysView, ValuesView, ItemsView)):
-        raise InvalidInputError(
-            f"{name} is a {type(values).__name__}: its order is arbitrary (it depends on the hash seed), so "
-            "predictions would be paired with the wrong references; pass a list"
-        )
-    if isinstance(values, Mapping):
-        raise InvalidInputError(f"{name} is a {type(values).__name__}; pass a list (HF evaluate refuses a dict too)")
-    if isinstance(values, (bytes, bytearray)):
-        raise InvalidInputError(f"{name} is bytes; pass a list of str")
-    try:
-        return list(values)
-    except TypeError:
-        raise InvalidInputError(f"{name} is {describe(values)}; expected a list") from None
+def _float32(value: Any) -> float:
+    """``float(numpy.float32(value))`` (HF evaluate's features store ``no_answer_probability`` as float32), without
+    importing numpy for a plain number."""
+    if type(value) in (int, float):
+        try:
+            return float(struct.unpack("f", struct.pack("f", value))[0])
+        except OverflowError:  # numpy's float32 gives inf (and warns)
+            pass
+    import numpy as np
+
+    return float(np.float32(value))
 
 
 def _squad_id(item: Any, i: int, side: str) -> str | None:
@@ -503,26 +497,36 @@ def _align_squad(predictions: list[Any], references: list[Any], *, by_last_id: b
     return [by_id[i] for i in rids], references
 
 
-def load(name: str, **config: Any) -> HFMetric:
-    """``evaluate.load(name)`` for the names of :func:`supported`; ``config`` as in :meth:`HFMetric.compute`."""
+def load(name: str, **config: Any) -> HFMetric | FamilyMetric:
+    """``evaluate.load(name)``: an HF metric name (HF's keys, scales and numbers; see :data:`HF_METRICS`), else a
+    catalogue family by its own name (``"nist"``, ``"edit-distance"``: :class:`FamilyMetric`); ``config`` as in
+    :meth:`HFMetric.compute`. An unknown name is an error that lists the names served and the closest ones."""
     if name == "code_eval":  # HF's code_eval runs the candidate programs: nothing is ever executed here
         raise UnknownOptionError(
             "'code_eval' executes the candidate programs; nlgmetrics never executes code. Run the candidates in "
             "your own sandbox, count the passing ones, and nlgmetrics.pass_at_k(num_samples, num_correct, "
             "k=[1, 10, 100]) gives code_eval's pass@k (its estimator, bit for bit)"
         )
-    if not isinstance(name, str) or name not in HF_METRICS or HF_METRICS[name].family not in CATALOG:
-        pending = sorted(n for n, s in HF_METRICS.items() if s.family not in CATALOG)
-        extra = f" ({', '.join(pending)}: not in this build yet)" if pending else ""
-        raise UnknownOptionError(f"unknown HF evaluate metric {name!r}; supported: {', '.join(supported())}{extra}")
-    return HFMetric(name, **config)
+    key = name.replace("-", "_") if isinstance(name, str) else None
+    if key is not None and key in HF_METRICS and HF_METRICS[key].family in CATALOG:
+        return HFMetric(key, **config)
+    if key is not None and key in CATALOG:
+        return FamilyMetric.with_spec(family_spec(key, CATALOGUE_REFUSED.get(key)), **config)
+    pending = sorted(n for n, s in HF_METRICS.items() if s.family not in CATALOG)
+    extra = f" ({', '.join(pending)}: not in this build yet)" if pending else ""
+    close = difflib.get_close_matches(name, supported(families=True), n=3) if isinstance(name, str) else []
+    hint = f". Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    raise UnknownOptionError(
+        f"unknown HF evaluate metric {name!r}; supported: {', '.join(supported())}{extra}; and every catalogue family "
+        f"by its own name: {', '.join(sorted(CATALOG))}{hint}"
+    )
 
 
 class CombinedEvaluations:
     """``evaluate.combine([...])``: every metric on the same inputs, one flat dict (keys prefixed by the metric's
     name when two metrics share a key, as HF does)."""
 
-    def __init__(self, metrics: Sequence[str | HFMetric]) -> None:
+    def __init__(self, metrics: Sequence[str | HFMetric | FamilyMetric]) -> None:
         self.metrics = [load(m) if isinstance(m, str) else m for m in metrics]
         self._predictions: list[Any] = []
         self._references: list[Any] = []
@@ -557,6 +561,6 @@ class CombinedEvaluations:
         return {(f"{n}_{k}" if counts[k] > 1 else k): v for n, o in outs for k, v in o.items()}
 
 
-def combine(metrics: Sequence[str | HFMetric]) -> CombinedEvaluations:
+def combine(metrics: Sequence[str | HFMetric | FamilyMetric]) -> CombinedEvaluations:
     """``evaluate.combine``: several metrics computed on the same inputs."""
     return CombinedEvaluations(metrics)
