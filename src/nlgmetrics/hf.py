@@ -295,6 +295,8 @@ HF_METRICS: dict[str, HFSpec] = {
         "unbabel-comet",
         lambda r, hf: {"mean_score": r.score, "scores": list(r.scores or ())},
         {"gpus": ("", lambda v: v), "progress_bar": ("", lambda v: v), "config_name": _same("model")},
+        # HF's default config: unbabel-comet >= 2's Unbabel/wmt22-comet-da (found in the local cache, or a named error)
+        defaults={"model": "Unbabel/wmt22-comet-da"},
         segments=lambda hf: True,
         inputs="sources",
     ),
