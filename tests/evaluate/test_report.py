@@ -15,6 +15,7 @@ import nlgmetrics as nm
 from nlgmetrics.evaluate import Texts, evaluate
 from nlgmetrics.evaluate.report import render_report, write_report
 from nlgmetrics.metrics.catalog import CATALOG, get_family
+from tests.unit.test_catalog import TEST_OPTIONS
 
 REFS = Texts(["今日は良い天気です", "東京は日本の首都です", "我喜欢学习中文", "the cat sat on the mat"])
 SYSTEMS = {
@@ -110,7 +111,7 @@ def test_segment_config_is_a_family_hook_identity_except_where_declared():
         family = get_family(name)
         if name in ("bertscore", "anls_star"):
             continue  # need a model / structured config: the default is checked on the others
-        cfg = family.make_config()
+        cfg = family.make_config(**TEST_OPTIONS.get(name, {}))  # the learned metrics' test checkpoints
         seg = family.segment_config(cfg)
         if name == "bleu":
             assert seg.effective_order

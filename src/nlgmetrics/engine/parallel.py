@@ -30,7 +30,7 @@ def shards(n: int, parts: int, cost: Sequence[float] | np.ndarray | None = None)
     contiguity allows; some may be empty when there are fewer items than parts.
 
     >>> [s.tolist() for s in shards(5, 2)]
-    [[0, 1, 2], [3, 4]]
+    [[0, 1], [2, 3, 4]]
     >>> [s.tolist() for s in shards(4, 2, cost=[10, 1, 1, 1])]
     [[0], [1, 2, 3]]
     """

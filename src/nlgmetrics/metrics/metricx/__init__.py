@@ -18,7 +18,7 @@ import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ...errors import InvalidInputError, unknown_option
 from ...signature import build_signature, sig_field
@@ -141,7 +141,7 @@ class MetricXConfig:
         if self.qe is False and not references:
             raise InvalidInputError("metricx with qe=False needs references: pass one reference per prediction")
 
-    def signature(self, qe: bool | None = None) -> str:
+    def signature(self, qe: bool | str | None = None) -> str:
         r = self.resolved
         mode = self.qe if self.qe is not None else qe
         extra = {
@@ -153,6 +153,16 @@ class MetricXConfig:
             "dev": r["device"].split(":")[0],
         }
         return build_signature("metricx", None, extra)
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricXStats(LearnedStats):
+    """:class:`LearnedStats` plus how many segments were scored as quality estimation (without a reference), so
+    that a result summed from partitions or merged states names the mode it was scored in, as one call does."""
+
+    qe: int
+
+    at_most: ClassVar[tuple[tuple[str, str | float], ...]] = (("qe", "count"),)
 
 
 def _kernel(preds: list[str], refs: Any, cfg: MetricXConfig, *, sources: list[str] | None = None) -> StatsBatch[Any]:
@@ -168,28 +178,25 @@ def _kernel(preds: list[str], refs: Any, cfg: MetricXConfig, *, sources: list[st
     else:
         inputs = [metricx_input(s, p, t) for s, p, t in zip(sources, preds, refs.flat, strict=True)]
     scores = model.score(inputs, cfg.max_input_length)
-    return StatsBatch.from_lists(LearnedStats, {"score": scores, "count": [1] * len(scores)})
+    qe = [1 if refs is None else 0] * len(scores)
+    return StatsBatch.from_lists(MetricXStats, {"score": scores, "count": [1] * len(scores), "qe": qe})
 
 
 class _MetricXFamily(LearnedFamily):
-    def compute(
-        self,
-        predictions: Any,
-        references: Any,
-        config: Any,
-        *,
-        segments: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> LearnedResult:
-        result = super().compute(predictions, references, config, segments=segments, sources=sources, **inputs)
-        return dataclasses.replace(result, signature=config.signature(references is None))
+    def finalize(self, total: Any, config: Any, batch: StatsBatch[Any] | None = None) -> LearnedResult:
+        """The result, signed with the mode its segments were scored in (``qe:yes`` when none had a reference,
+        ``qe:no`` when all had one; ``qe:auto`` for no segment, and ``qe:mixed`` for states of both kinds merged)."""
+        result = super().finalize(total, config, batch)
+        mode: bool | str | None = None
+        if total.count:
+            mode = True if total.qe == total.count else False if total.qe == 0 else "mixed"
+        return dataclasses.replace(result, signature=config.signature(mode))
 
 
 METRICX = _MetricXFamily(
     name="metricx",
     config_cls=MetricXConfig,
-    stats_cls=LearnedStats,
+    stats_cls=MetricXStats,
     kernel=_kernel,
     formula=learned_formula,
     presets={"metricx-24": {"max_input_length": 1536}},
