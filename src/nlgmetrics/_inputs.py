@@ -160,6 +160,17 @@ class ReferenceSets(Sequence[References]):
             return np.ones(len(self.flat), dtype=np.int64)
         return np.asarray(self.count_list(), dtype=np.int64)
 
+    def segments_and_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """The segment of each reference in ``flat`` and its position among that segment's references."""
+        import numpy as np
+
+        if self.starts is None:
+            return np.arange(len(self.flat), dtype=np.int64), np.zeros(len(self.flat), dtype=np.int64)
+        counts = self.counts()
+        seg = np.repeat(np.arange(len(self), dtype=np.int64), counts)
+        col = np.arange(len(self.flat), dtype=np.int64) - np.repeat(self.starts, counts)
+        return seg, col
+
     def count_list(self) -> list[int]:
         """Number of references of each segment, as a Python list (no numpy)."""
         offsets = self.offsets

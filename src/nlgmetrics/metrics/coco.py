@@ -37,7 +37,7 @@ from ..signature import sig_field
 from ..stats import Carried, Records, Stats, StatsBatch
 from .base import Family, Result, signature_of
 from .bleu import BLEU, BLEUStats, bleu_from_stats
-from .bleu.arith import _coco_arith
+from .bleu.arith import convention_score
 from .cider import CIDER, CiderStats, cider_from_stats
 from .meteor15 import METEOR15, STATS_LENGTH, Meteor15Stats, meteor15_from_stats
 from .rouge import ROUGE, RougeStats, rouge_from_stats
@@ -266,7 +266,7 @@ class CocoFamily(Family[CocoConfig, CocoStats, CocoResult]):
                 stats = BLEUStats(
                     tuple(matches[i][:k]), tuple(totals[i][:k]), (0,) * k, hyp[i], ref[i], 1, 1, 1, 0, 0, 0, 0
                 )
-                row[f"Bleu_{k}"] = _coco_arith(stats, dataclasses.replace(bleu_cfg, max_order=k)).score
+                row[f"Bleu_{k}"] = convention_score(stats, dataclasses.replace(bleu_cfg, max_order=k))
             if meteor:
                 row["METEOR"] = meteor[i]
             row["ROUGE_L"] = rouge[i]
