@@ -292,14 +292,7 @@ COCO = CocoFamily(
     default_preset="pycocoevalcap",
     bounds=(0.0, None),
     stats_sizes=lambda cfg: {"matches": 4, "totals": 4, "meteor": STATS_LENGTH},
-    example={
-        "predictions": ["a man is riding a horse", "two dogs play in the snow", "a plate of food"],
-        "references": [
-            ["a man rides a horse on the beach", "a person riding a brown horse"],
-            ["two dogs are playing in the snow", "dogs run through the snow"],
-            ["a plate with food on it", "food on a white plate"],
-        ],
-    },
+    example=CIDER.example,  # the same three captioned images
 )
 
 
