@@ -26,7 +26,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._inputs import ReferenceSets
+from .._inputs import ReferenceSets, one_segment
 from .._np import is_array, loaded
 from ..algorithms.native import has_native, native
 from ..algorithms.refcache import ReferenceCache, disk_cache_set
@@ -584,12 +584,5 @@ def sentence_chrf(
 ) -> CHRFResult:
     """chrF of one sentence against its reference(s) (sacrebleu's ``sentence_chrf``)."""
     cfg = CHRF.make_config(preset, **options)
-    refs: Any
-    if isinstance(references, str):
-        refs = references  # one pair of strings: the inputs' fast path
-    elif len(references) == 1 and type(references[0]) is str:
-        refs = references[0]  # one reference: the plain layout
-    else:
-        refs = [list(references)]
-    batch = CHRF.batch_stats(prediction if type(refs) is str else [prediction], refs, cfg)
+    batch = CHRF.batch_stats(*one_segment(prediction, references), cfg)
     return CHRF.finalize(batch.total(), cfg)
