@@ -36,9 +36,8 @@ signature records it as ``norm:``), as ASR leaderboards report WER.
 from __future__ import annotations
 
 import dataclasses
-import inspect
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Concatenate, ParamSpec
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from .._inputs import ReferenceSets
 from .._np import is_array, loaded
@@ -384,43 +383,48 @@ WIP = _word_measure("wip", higher_is_better=True)
 
 # ====================================================================== the functional API
 Refs = Sequence[str | Sequence[str]] | str
-_P = ParamSpec("_P")
 
 
-def _error_rate(
-    family: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult],
-    predictions: Sequence[str] | str,
-    references: Refs,
-    *,
-    preset: str | None = None,
-    tokenizer: str | None = None,
-    substitution_cost: int = 1,
-    segments: bool = False,
-    normalizer: str | None = None,
-) -> ErrorRateResult:
-    """The functional API of the error-rate ``family`` (``cer``, ``wer``, ``mer``, ``wil``, ``wip`` bind it)."""
-    options: dict[str, Any] = {"substitution_cost": substitution_cost}
-    if tokenizer is not None:
-        options["tokenizer"] = tokenizer
-    if normalizer is not None:
-        options["normalizer"] = normalizer
-    return family.compute(predictions, references, family.make_config(preset, **options), segments=segments)
+class ErrorRateFunction(Protocol):
+    """The call of ``cer``, ``wer``, ``mer``, ``wil`` and ``wip`` (mypy checks it against the one definition)."""
+
+    def __call__(
+        self,
+        predictions: Sequence[str] | str,
+        references: Refs,
+        *,
+        preset: str | None = None,
+        tokenizer: str | None = None,
+        substitution_cost: int = 1,
+        segments: bool = False,
+        normalizer: str | None = None,
+    ) -> ErrorRateResult: ...
 
 
 def _error_rate_function(
-    call: Callable[Concatenate[Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult], _P], ErrorRateResult],
-    family: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult],
-    doc: str,
-) -> Callable[_P, ErrorRateResult]:
-    """``call`` with ``family`` bound, as a function named after the family, with ``doc`` as its docstring and
-    ``call``'s signature less ``family``. It is built in this module, so its doctests run (``--doctest-modules``
-    collects the functions whose globals are the module's)."""
+    family: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult], doc: str
+) -> ErrorRateFunction:
+    """The functional API of the error-rate ``family``: a function named after it, with ``doc`` as its docstring.
+    It is built in this module, so its doctests run (``--doctest-modules`` collects the functions whose globals
+    are the module's), and Python's own messages for a wrong call name it."""
 
-    def function(*args: _P.args, **kwargs: _P.kwargs) -> ErrorRateResult:
-        return call(family, *args, **kwargs)
+    def function(
+        predictions: Sequence[str] | str,
+        references: Refs,
+        *,
+        preset: str | None = None,
+        tokenizer: str | None = None,
+        substitution_cost: int = 1,
+        segments: bool = False,
+        normalizer: str | None = None,
+    ) -> ErrorRateResult:
+        options: dict[str, Any] = {"substitution_cost": substitution_cost}
+        if tokenizer is not None:
+            options["tokenizer"] = tokenizer
+        if normalizer is not None:
+            options["normalizer"] = normalizer
+        return family.compute(predictions, references, family.make_config(preset, **options), segments=segments)
 
-    signature = inspect.signature(call)
-    function.__signature__ = signature.replace(parameters=list(signature.parameters.values())[1:])  # type: ignore[attr-defined]
     function.__name__ = function.__qualname__ = family.name
     function.__doc__ = doc
     return function
@@ -448,7 +452,6 @@ def edit_distance(
 
 
 cer = _error_rate_function(
-    _error_rate,
     CER,
     """Character error rate over the corpus, ``(S + D + I) / (H + S + D)``, identical to ``jiwer.cer``.
 
@@ -461,7 +464,6 @@ cer = _error_rate_function(
 
 
 wer = _error_rate_function(
-    _error_rate,
     WER,
     """Word error rate over the corpus, identical to ``jiwer.wer`` (and ``mer``, ``wil``, ``wip`` alongside).
 
@@ -477,7 +479,6 @@ wer = _error_rate_function(
 
 
 mer = _error_rate_function(
-    _error_rate,
     MER,
     """Match error rate over the corpus, ``(S + D + I) / (H + S + D + I)``, identical to ``jiwer.mer``;
     ``preset="torchmetrics"``: torchmetrics' ``MatchErrorRate``, ``Σ distance / Σ max(N_ref, N_pred)`` (see the
@@ -491,7 +492,6 @@ mer = _error_rate_function(
 
 
 wil = _error_rate_function(
-    _error_rate,
     WIL,
     """Word information lost over the corpus, ``1 - H/N_ref · H/N_pred``, identical to ``jiwer.wil``;
     ``preset="torchmetrics"``: torchmetrics' ``WordInfoLost``.
@@ -503,7 +503,6 @@ wil = _error_rate_function(
 
 
 wip = _error_rate_function(
-    _error_rate,
     WIP,
     """Word information preserved over the corpus, ``H/N_ref · H/N_pred``, identical to ``jiwer.wip``;
     ``preset="torchmetrics"``: torchmetrics' ``WordInfoPreserved``.
