@@ -15,7 +15,15 @@ os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX512_CORE_FP16")
 #: that is not the module's.
 collect_ignore = [
     f"src/nlgmetrics/metrics/{name}.py"
-    for name in ("bleu_sentence", "rouge_bootstrap", "rouge_kernel", "rouge_scores", "rouge_sets")
+    for name in (
+        "bleu_sentence",
+        "meteor15",
+        "meteor_jar",
+        "rouge_bootstrap",
+        "rouge_kernel",
+        "rouge_scores",
+        "rouge_sets",
+    )
 ]
 collect_ignore_glob: list[str] = []
 if importlib.util.find_spec("torch") is None or importlib.util.find_spec("torchmetrics") is None:

@@ -56,7 +56,7 @@ for line in sys.stdin:
 def install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, mode: str = "ok") -> Path:
     """Use the stand-in ``java`` (and close any running METEOR process first and after). Returns the log file,
     one line per started process: its pid and arguments."""
-    from nlgmetrics.metrics import meteor_jar
+    from nlgmetrics.metrics.meteor import jar as meteor_jar
 
     meteor_jar.close()
     bindir = tmp_path / "bin"

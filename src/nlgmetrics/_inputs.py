@@ -27,6 +27,7 @@ __all__ = [
     "check_predictions",
     "check_references",
     "describe",
+    "one_segment",
     "relocate",
 ]
 
@@ -160,6 +161,17 @@ class ReferenceSets(Sequence[References]):
             return np.ones(len(self.flat), dtype=np.int64)
         return np.asarray(self.count_list(), dtype=np.int64)
 
+    def segments_and_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """The segment of each reference in ``flat`` and its position among that segment's references."""
+        import numpy as np
+
+        if self.starts is None:
+            return np.arange(len(self.flat), dtype=np.int64), np.zeros(len(self.flat), dtype=np.int64)
+        counts = self.counts()
+        seg = np.repeat(np.arange(len(self), dtype=np.int64), counts)
+        col = np.arange(len(self.flat), dtype=np.int64) - np.repeat(self.starts, counts)
+        return seg, col
+
     def count_list(self) -> list[int]:
         """Number of references of each segment, as a Python list (no numpy)."""
         offsets = self.offsets
@@ -258,6 +270,16 @@ def check_pairs(
             + _token_list_hint(preds, refs)
         )
     return preds, refs
+
+
+def one_segment(prediction: str, references: str | Sequence[Any]) -> tuple[str | list[str], Any]:
+    """One sentence and its references as the inputs of a one-segment batch, in the layout checked fastest: two
+    strings when there is one reference (the inputs' fast path), else a list of one segment."""
+    if isinstance(references, str):
+        return prediction, references
+    if len(references) == 1 and type(references[0]) is str:
+        return prediction, references[0]  # one reference: the plain layout
+    return [prediction], [list(references)]
 
 
 #: how NLTK's translation metrics take their input, which other tools do not

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._scaleout import Collected, Job
 from .errors import MissingDependencyError
-from .evaluate import partials
-from .metrics.catalog import IN_PROCESS, get_family
+from .metrics.catalog import IN_PROCESS
 from .stats import Stats
 
 __all__ = ["score_dataset", "stats_of_dataset"]
@@ -47,93 +47,51 @@ def _table(stats: list[bytes], segments: list[bytes | None]) -> Any:
 class _Batch:
     """The statistics of one batch of rows (a pyarrow table): one row, exact and encoded."""
 
-    def __init__(
-        self, metric: str, preset: str | None, options: dict[str, Any], columns: tuple[str, str, str | None], seg: bool
-    ) -> None:
-        self.metric, self.preset, self.options, self.columns, self.segments = metric, preset, options, columns, seg
+    def __init__(self, job: Job) -> None:
+        self.job = job
 
     def __call__(self, table: Any) -> Any:
-        family = get_family(self.metric)
-        config = family.make_config(self.preset, **self.options)
-        prediction, references, source = self.columns
-        batch = partials.partition_batch(
-            family,
-            config,
-            table.column(prediction).to_pylist(),
-            table.column(references).to_pylist(),
-            None if source is None else table.column(source).to_pylist(),
-            where="Ray batch",
-        )
-        seg = partials.encode_batch(batch) if self.segments else None
-        return _table([partials.encode_total(batch.exact_total())], [seg])
+        batch = self.job.batch(lambda name: table.column(name).to_pylist(), where="Ray batch")
+        stats, seg = self.job.row([batch.exact_total()], [batch])
+        return _table([stats], [seg])
 
 
 class _ModelBatch(_Batch):
     """:class:`_Batch` on a Ray actor: the configuration is built and the model loaded once, when the actor starts
     (one warm-up segment through the family's kernel), then every batch the actor gets reuses them."""
 
-    def __init__(
-        self, metric: str, preset: str | None, options: dict[str, Any], columns: tuple[str, str, str | None], seg: bool
-    ) -> None:
-        super().__init__(metric, preset, options, columns, seg)
-        family = get_family(metric)
-        config = family.make_config(preset, **options)
+    def __init__(self, job: Job) -> None:
+        super().__init__(job)
         warm = ["warm up"]
-        family.batch_stats(warm, warm, config, sources=warm if columns[2] is not None else None)
+        job.family().batch_stats(warm, warm, job.config(), sources=warm if job.columns[2] is not None else None)
 
 
 class _Combine:
     """One step of the tree: the ordered sum of a batch of consecutive statistics rows."""
 
-    def __init__(self, metric: str, preset: str | None, options: dict[str, Any]) -> None:
-        self.metric, self.preset, self.options = metric, preset, options
+    def __init__(self, job: Job) -> None:
+        self.job = job
 
     def __call__(self, table: Any) -> Any:
-        family = get_family(self.metric)
-        config = family.make_config(self.preset, **self.options)
-        total = partials.sum_encoded(family, config, table.column("stats").to_pylist())
-        return _table([partials.encode_total(total)], [None])
+        return _table([self.job.combine(table.column("stats").to_pylist())], [None])
 
 
 def _collect(
-    dataset: Any,
-    metric: str,
-    *,
-    prediction: str,
-    references: str,
-    sources: str | None,
-    preset: str | None,
-    segments: bool,
-    batch_size: int | None,
-    fan_in: int,
-    options: dict[str, Any],
-    actors: int | None = None,
-    num_gpus: float | None = None,
-) -> tuple[Stats, list[Any] | None]:
+    dataset: Any, job: Job, *, batch_size: int | None, fan_in: int, actors: int | None, num_gpus: float | None
+) -> Collected:
     rd, _ = _require_ray()
-    family = get_family(metric)
-    config = family.make_config(preset, **options)  # validate before any task starts
-    if fan_in < 2:
-        raise ValueError(f"fan_in must be at least 2, got {fan_in}")
-    wanted = partials.check_columns(list(dataset.columns()), [prediction, references, sources], "Dataset")
+    wanted = job.wanted(list(dataset.columns()), "Dataset")
     context = rd.DataContext.get_current()
     kept = context.execution_options.preserve_order
     context.execution_options.preserve_order = True  # the ordered sums (CIDEr's records) and segments need it
-    columns = (prediction, references, sources)
-    use_actors = actors is not None or num_gpus is not None or metric in IN_PROCESS
+    use_actors = actors is not None or num_gpus is not None or job.metric in IN_PROCESS
     if actors is not None and (isinstance(actors, bool) or not isinstance(actors, int) or actors < 1):
         raise ValueError(f"actors must be a positive integer, got {actors!r}")
     try:
         if use_actors:  # a model loads once per actor, not once per task
             rows = dataset.select_columns(wanted).map_batches(
                 _ModelBatch,
-                fn_constructor_kwargs={
-                    "metric": metric,
-                    "preset": preset,
-                    "options": options,
-                    "columns": columns,
-                    "seg": segments,
-                },
+                fn_constructor_kwargs={"job": job},
                 concurrency=actors or 1,
                 num_gpus=num_gpus or 0,
                 batch_format="pyarrow",
@@ -142,29 +100,22 @@ def _collect(
             )
         else:
             rows = dataset.select_columns(wanted).map_batches(
-                _Batch(metric, preset, options, columns, segments),
-                batch_format="pyarrow",
-                batch_size=batch_size,
-                zero_copy_batch=True,
+                _Batch(job), batch_format="pyarrow", batch_size=batch_size, zero_copy_batch=True
             )
-        if segments:
+        if job.segments:
             collected = rows.take_all()
         else:
             rows = rows.materialize()
             n = rows.count()
             while n > fan_in:
-                rows = rows.map_batches(
-                    _Combine(metric, preset, options), batch_format="pyarrow", batch_size=fan_in
-                ).materialize()
+                rows = rows.map_batches(_Combine(job), batch_format="pyarrow", batch_size=fan_in).materialize()
                 n, before = rows.count(), n
                 if n >= before:  # batches of one row: nothing left to gain on the cluster
                     break
             collected = rows.take_all()
     finally:
         context.execution_options.preserve_order = kept
-    return partials.gather(
-        family, config, [r["stats"] for r in collected], [r["segments"] for r in collected] if segments else None
-    )
+    return job.gather([r["stats"] for r in collected], [r["segments"] for r in collected] if job.segments else None)
 
 
 def stats_of_dataset(
@@ -182,21 +133,9 @@ def stats_of_dataset(
     **options: Any,
 ) -> Stats:
     """The summed statistics of a Ray Dataset (float fields exact until the final rounding)."""
-    total, _ = _collect(
-        dataset,
-        metric,
-        prediction=prediction,
-        references=references,
-        sources=sources,
-        preset=preset,
-        segments=False,
-        batch_size=batch_size,
-        fan_in=fan_in,
-        options=options,
-        actors=actors,
-        num_gpus=num_gpus,
-    )
-    return total.rounded()
+    _require_ray()
+    job = Job.start(metric, preset, options, (prediction, references, sources), fan_in=fan_in)
+    return job.total(_collect(dataset, job, batch_size=batch_size, fan_in=fan_in, actors=actors, num_gpus=num_gpus))
 
 
 def score_dataset(
@@ -224,20 +163,5 @@ def score_dataset(
     each (pass ``device="cuda"`` too); ``actors`` or ``num_gpus`` runs any family that way. Other keywords are the
     family's options, as in ``nlgmetrics.<metric>(...)``.
     """
-    family = get_family(metric)
-    config = family.make_config(preset, **options)
-    total, batches = _collect(
-        dataset,
-        metric,
-        prediction=prediction,
-        references=references,
-        sources=sources,
-        preset=preset,
-        segments=segments,
-        batch_size=batch_size,
-        fan_in=fan_in,
-        options=options,
-        actors=actors,
-        num_gpus=num_gpus,
-    )
-    return partials.finish(family, config, total, batches)
+    job = Job.start(metric, preset, options, (prediction, references, sources), segments=segments, fan_in=fan_in)
+    return job.result(_collect(dataset, job, batch_size=batch_size, fan_in=fan_in, actors=actors, num_gpus=num_gpus))

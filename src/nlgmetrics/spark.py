@@ -18,9 +18,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ._scaleout import Collected, Job
 from .errors import InvalidInputError, MissingDependencyError
-from .evaluate import partials
-from .metrics.catalog import get_family
 from .stats import Stats
 
 __all__ = ["score_dataframe", "stats_of_dataframe"]
@@ -46,57 +45,42 @@ def _references(value: Any) -> Any:
     return list(value)
 
 
-def _map_partition(
-    metric: str,
-    preset: str | None,
-    options: dict[str, Any],
-    columns: tuple[str, str, str | None],
-    segments: bool,
-) -> Any:
+def _map_partition(job: Job) -> Any:
     def run(frames: Iterator[Any]) -> Iterator[Any]:
         import pandas as pd
         from pyspark import TaskContext
 
-        family = get_family(metric)
-        config = family.make_config(preset, **options)
         context = TaskContext.get()
         part = context.partitionId() if context is not None else 0
-        prediction, references, source = columns
+        references = job.columns[1]
         totals: list[Stats] = []
         batches = []
         seen = 0
         for frame in frames:
-            batch = partials.partition_batch(
-                family,
-                config,
-                frame[prediction].tolist(),
-                [_references(r) for r in frame[references].tolist()],
-                None if source is None else frame[source].tolist(),
-                where=f"Spark partition {part}, rows from {seen}",
-            )
+
+            def column(name: str, frame: Any = frame) -> list[Any]:
+                cells = frame[name].tolist()
+                return [_references(r) for r in cells] if name == references else cells
+
+            batch = job.batch(column, where=f"Spark partition {part}, rows from {seen}")
             seen += len(frame)
             totals.append(batch.exact_total())
-            if segments:
+            if job.segments:
                 batches.append(batch)
         if not totals:
             return
-        total = partials.ordered_sum(family, config, totals)
-        seg = None
-        if segments:
-            seg = partials.encode_batch(batches[0] if len(batches) == 1 else type(batches[0]).concat(batches))
-        yield pd.DataFrame({"part": [part], "stats": [partials.encode_total(total)], "segments": [seg]})
+        stats, seg = job.row(totals, batches)
+        yield pd.DataFrame({"part": [part], "stats": [stats], "segments": [seg]})
 
     return run
 
 
-def _combine(metric: str, preset: str | None, options: dict[str, Any]) -> Any:
+def _combine(job: Job) -> Any:
     def run(frame: Any) -> Any:
         import pandas as pd
 
-        family = get_family(metric)
-        config = family.make_config(preset, **options)
         frame = frame.sort_values("part")
-        total = partials.encode_total(partials.sum_encoded(family, config, [bytes(b) for b in frame["stats"].tolist()]))
+        total = job.combine([bytes(b) for b in frame["stats"].tolist()])
         return pd.DataFrame({"part": [int(frame["group"].iloc[0])], "stats": [total], "segments": [None]})
 
     return run
@@ -109,32 +93,16 @@ def _num_partitions(frame: Any) -> int | None:
         return None
 
 
-def _collect(
-    frame: Any,
-    metric: str,
-    *,
-    prediction: str,
-    references: str,
-    sources: str | None,
-    preset: str | None,
-    segments: bool,
-    fan_in: int,
-    options: dict[str, Any],
-) -> tuple[Stats, list[Any] | None]:
+def _collect(frame: Any, job: Job, fan_in: int) -> Collected:
     sf = _require_spark()
-    family = get_family(metric)
-    config = family.make_config(preset, **options)  # validate before any job starts
-    if fan_in < 2:
-        raise ValueError(f"fan_in must be at least 2, got {fan_in}")
-    wanted = partials.check_columns(list(frame.columns), [prediction, references, sources], "DataFrame")
+    wanted = job.wanted(list(frame.columns), "DataFrame")
     n = _num_partitions(frame)
-    columns = (prediction, references, sources)
-    rows = frame.select(*wanted).mapInPandas(_map_partition(metric, preset, options, columns, segments), _SCHEMA)
-    if not segments and n is not None:
+    rows = frame.select(*wanted).mapInPandas(_map_partition(job), _SCHEMA)
+    if not job.segments and n is not None:
         # the tree: each step sums ``fan_in`` consecutive partitions' rows, in order, on the executors
         while n > fan_in:
             grouped = rows.withColumn("group", sf.floor(sf.col("part") / fan_in)).groupBy("group")
-            rows = grouped.applyInPandas(_combine(metric, preset, options), _SCHEMA)
+            rows = grouped.applyInPandas(_combine(job), _SCHEMA)
             n = math.ceil(n / fan_in)
     try:
         collected = sorted(rows.collect(), key=lambda r: r["part"])
@@ -143,11 +111,8 @@ def _collect(
         if found is None:
             raise
         raise InvalidInputError(found.group(1)) from err
-    return partials.gather(
-        family,
-        config,
-        [bytes(r["stats"]) for r in collected],
-        [bytes(r["segments"]) for r in collected] if segments else None,
+    return job.gather(
+        [bytes(r["stats"]) for r in collected], [bytes(r["segments"]) for r in collected] if job.segments else None
     )
 
 
@@ -163,18 +128,9 @@ def stats_of_dataframe(
     **options: Any,
 ) -> Stats:
     """The summed statistics of a Spark DataFrame (float fields exact until the final rounding)."""
-    total, _ = _collect(
-        frame,
-        metric,
-        prediction=prediction,
-        references=references,
-        sources=sources,
-        preset=preset,
-        segments=False,
-        fan_in=fan_in,
-        options=options,
-    )
-    return total.rounded()
+    _require_spark()
+    job = Job.start(metric, preset, options, (prediction, references, sources), fan_in=fan_in)
+    return job.total(_collect(frame, job, fan_in))
 
 
 def score_dataframe(
@@ -197,17 +153,5 @@ def score_dataframe(
     ``fan_in`` is the number of partition rows one step of the tree aggregate sums. Other keywords are the
     family's options, as in ``nlgmetrics.<metric>(...)``.
     """
-    family = get_family(metric)
-    config = family.make_config(preset, **options)
-    total, batches = _collect(
-        frame,
-        metric,
-        prediction=prediction,
-        references=references,
-        sources=sources,
-        preset=preset,
-        segments=segments,
-        fan_in=fan_in,
-        options=options,
-    )
-    return partials.finish(family, config, total, batches)
+    job = Job.start(metric, preset, options, (prediction, references, sources), segments=segments, fan_in=fan_in)
+    return job.result(_collect(frame, job, fan_in))

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nlgmetrics as nm
-from nlgmetrics.metrics.meteor15 import METEOR15, meteor15_from_stats, parse_stats, stats_columns
+from nlgmetrics.metrics.meteor.v15 import METEOR15, meteor15_from_stats, parse_stats, stats_columns
 
 pytest.importorskip("pycocoevalcap", reason="pycocoevalcap (the reference) is not installed")
 pytestmark = pytest.mark.skipif(
@@ -134,7 +134,7 @@ def test_formula_restates_the_jars_eval(reference: Any) -> None:
     statistics of real segments, and on arbitrary counts (zero lengths, no matches, all function words, and
     impossible ones: more matches than words, which the jar scores Infinity)."""
     preds, refs = generated(5, 300)
-    from nlgmetrics.metrics.meteor_jar import run
+    from nlgmetrics.metrics.meteor.jar import run
 
     raw = run(
         [("SCORE ||| " + " ||| ".join(r) + " ||| " + p + "\n").encode() for p, r in zip(preds, refs, strict=True)]

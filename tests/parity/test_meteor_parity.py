@@ -102,7 +102,7 @@ def test_meteor_score_on_generated_tokens(nltk_wordnet, hyp, refs):
 @given(st.lists(st.tuples(tokens, st.lists(tokens, min_size=1, max_size=3)), min_size=1, max_size=8))
 def test_batch_kernel_on_generated_tokens(nltk_wordnet, pairs):
     """The vectorised kernel (a batch of many sentence pairs) against NLTK, pair by pair."""
-    from nlgmetrics.metrics import meteor as module
+    from nlgmetrics.metrics.meteor import nltk as module
 
     theirs = [meteor_score(refs, hyp, wordnet=nltk_wordnet) for hyp, refs in pairs]
     saved, module.VECTOR_UNITS = module.VECTOR_UNITS, 0

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nlgmetrics as nm
-from nlgmetrics.metrics import meteor_jar
+from nlgmetrics.metrics.meteor import jar as meteor_jar
 from tests import fake_meteor
 
 WORD = st.sampled_from(["a", "the", "of", "man", "dog", "horse", "riding", "on", "beach", "two", "日本", "ß", "!"])

@@ -16,8 +16,8 @@ import pytest
 import nlgmetrics as nm
 from nlgmetrics.cli.main import main
 from nlgmetrics.errors import ExternalToolError, InvalidInputError, MissingDependencyError
-from nlgmetrics.metrics import meteor_jar
-from nlgmetrics.metrics.meteor15 import (
+from nlgmetrics.metrics.meteor import jar as meteor_jar
+from nlgmetrics.metrics.meteor.v15 import (
     METEOR15,
     meteor15_from_stats,
     meteor15_lines,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._scaleout import Job
 from ..errors import MissingDependencyError
 from ..metrics.catalog import get_family
 from ..stats import Stats
@@ -44,8 +45,7 @@ def partition_stats(pairs: Any, metric: str, preset: str | None, options: dict[s
 def stats_of_bag(bag: Any, metric: str, *, preset: str | None = None, **options: Any) -> Stats:
     """Sum the statistics of a bag of ``(prediction, references)`` pairs (computes the graph)."""
     _require_dask()
-    family = get_family(metric)
-    family.make_config(preset, **options)  # validate before any work is scheduled
+    Job.start(metric, preset, options)  # validate before any work is scheduled
     per_partition = bag.map_partitions(partition_stats, metric, preset, options)
     # no float zero to start from: 0.0 + a fraction is a float, and every later addition would round (a last bit
     # off the one-process number); the partitions' exact totals are added in their order, rounded once
@@ -55,9 +55,8 @@ def stats_of_bag(bag: Any, metric: str, *, preset: str | None = None, **options:
 
 def score_bag(bag: Any, metric: str, *, preset: str | None = None, **options: Any) -> Any:
     """The corpus result of ``metric`` over a bag of ``(prediction, references)`` pairs."""
-    family = get_family(metric)
-    config = family.make_config(preset, **options)
-    return family.finalize(stats_of_bag(bag, metric, preset=preset, **options), config)
+    job = Job.start(metric, preset, options)
+    return job.family().finalize(stats_of_bag(bag, metric, preset=preset, **options), job.config())
 
 
 def score_dataframe(

@@ -185,10 +185,10 @@ CATALOG: dict[str, Entry] = {
         "match error rate over the corpus, as jiwer.mer",
     ),
     "meteor": _E(
-        "nlgmetrics.metrics.meteor:METEOR", ("meteor", "sentence_meteor"), "METEOR", "METEOR, NLTK 3.10's numbers"
+        "nlgmetrics.metrics.meteor.nltk:METEOR", ("meteor", "sentence_meteor"), "METEOR", "METEOR, NLTK 3.10's numbers"
     ),
     "meteor15": _E(
-        "nlgmetrics.metrics.meteor15:METEOR15",
+        "nlgmetrics.metrics.meteor.v15:METEOR15",
         ("meteor15",),
         "METEOR15",
         "METEOR 1.5 as pycocoevalcap 1.2 (its meteor-1.5.jar: needs Java and the coco-meteor extra)",

@@ -26,7 +26,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._inputs import ReferenceSets
+from .._inputs import ReferenceSets, one_segment
 from .._np import is_array, loaded
 from ..algorithms.native import has_native, native
 from ..algorithms.refcache import ReferenceCache, disk_cache_set
@@ -297,23 +297,11 @@ def _char_texts(lines: Sequence[str], cfg: CHRFConfig) -> list[str]:
     return ["".join(line.split()) for line in lines]
 
 
-def _segments_and_columns(refs: ReferenceSets) -> tuple[np.ndarray, np.ndarray]:
-    """The segment of each reference and its position among the segment's references."""
-    import numpy as np
-
-    if refs.starts is None:
-        return np.arange(len(refs.flat), dtype=np.int64), np.zeros(len(refs.flat), dtype=np.int64)
-    counts = refs.counts()
-    seg = np.repeat(np.arange(len(refs), dtype=np.int64), counts)
-    col = np.arange(len(refs.flat), dtype=np.int64) - np.repeat(refs.starts, counts)
-    return seg, col
-
-
 def _reference_side(refs: ReferenceSets, cfg: CHRFConfig) -> tuple[Any, ...]:
     from ..algorithms.ngrams import build_index, codepoint_streams, vocabulary_streams
 
     flat = [r.lower() for r in refs.flat] if cfg.lowercase else refs.flat
-    seg, col = _segments_and_columns(refs)
+    seg, col = refs.segments_and_columns()
     char_index = None
     if cfg.char_order:
         streams = codepoint_streams(_char_texts(flat, cfg), seg)
@@ -427,7 +415,7 @@ def _native_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tu
     counter: the numbers of the index path (``_index_counts``), without an index."""
     import numpy as np
 
-    seg, col = _segments_and_columns(refs)
+    seg, col = refs.segments_and_columns()
     n_seg, n_flat = len(preds), len(refs.flat)
     columns = int(col.max()) + 1
     starts = refs.offsets or []
@@ -596,12 +584,5 @@ def sentence_chrf(
 ) -> CHRFResult:
     """chrF of one sentence against its reference(s) (sacrebleu's ``sentence_chrf``)."""
     cfg = CHRF.make_config(preset, **options)
-    refs: Any
-    if isinstance(references, str):
-        refs = references  # one pair of strings: the inputs' fast path
-    elif len(references) == 1 and type(references[0]) is str:
-        refs = references[0]  # one reference: the plain layout
-    else:
-        refs = [list(references)]
-    batch = CHRF.batch_stats(prediction if type(refs) is str else [prediction], refs, cfg)
+    batch = CHRF.batch_stats(*one_segment(prediction, references), cfg)
     return CHRF.finalize(batch.total(), cfg)

@@ -10,7 +10,7 @@ pycocoevalcap convention, so that no metric is implemented twice:
   recall over the references);
 * ``CIDEr``: the CIDEr family, preset ``cider-d`` (``Cider()``).
 
-* ``METEOR`` (only with ``meteor=True``): the METEOR 1.5 family (:mod:`nlgmetrics.metrics.meteor15`), which runs
+* ``METEOR`` (only with ``meteor=True``): the METEOR 1.5 family (:mod:`nlgmetrics.metrics.meteor.v15`), which runs
   pycocoevalcap's own ``meteor-1.5.jar`` (Java, the ``coco-meteor`` extra) for each image's statistics.
 
 This is ``COCOEvalCap(coco, coco.loadRes(results)).evaluate()`` with ``params["image_id"]`` the images of the
@@ -37,9 +37,9 @@ from ..signature import sig_field
 from ..stats import Carried, Records, Stats, StatsBatch
 from .base import Family, Result, signature_of
 from .bleu import BLEU, BLEUStats, bleu_from_stats
-from .bleu.arith import _coco_arith
+from .bleu.arith import convention_score
 from .cider import CIDER, CiderStats, cider_from_stats
-from .meteor15 import METEOR15, STATS_LENGTH, Meteor15Stats, meteor15_from_stats
+from .meteor.v15 import METEOR15, STATS_LENGTH, Meteor15Stats, meteor15_from_stats
 from .rouge import ROUGE, RougeStats, rouge_from_stats
 
 __all__ = ["COCO", "CocoConfig", "CocoResult", "CocoStats", "coco", "read_coco"]
@@ -153,7 +153,7 @@ def _kernel(preds: list[str], refs: ReferenceSets, cfg: CocoConfig) -> StatsBatc
     r = ROUGE.kernel(preds, refs, rouge_cfg).columns
     c = CIDER.kernel(preds, refs, cider_cfg).columns
     if cfg.meteor:
-        from .meteor15 import stats_rows
+        from .meteor.v15 import stats_rows
 
         meteor = stats_rows(preds, refs, _meteor_config())
     else:
@@ -180,7 +180,7 @@ def _meteor_config() -> Any:
 
 def _meteor_stats(meteor: Any, count: Any) -> Meteor15Stats:
     """METEOR 1.5's statistics from the jar's 23 counts (a tuple, or an ``(n, 23)`` array of columns)."""
-    from .meteor15 import stats_columns
+    from .meteor.v15 import stats_columns
 
     rows = np.asarray(meteor, dtype=np.int64).reshape(-1, STATS_LENGTH)
     columns: dict[str, Any] = dict(stats_columns(rows))
@@ -266,7 +266,7 @@ class CocoFamily(Family[CocoConfig, CocoStats, CocoResult]):
                 stats = BLEUStats(
                     tuple(matches[i][:k]), tuple(totals[i][:k]), (0,) * k, hyp[i], ref[i], 1, 1, 1, 0, 0, 0, 0
                 )
-                row[f"Bleu_{k}"] = _coco_arith(stats, dataclasses.replace(bleu_cfg, max_order=k)).score
+                row[f"Bleu_{k}"] = convention_score(stats, dataclasses.replace(bleu_cfg, max_order=k))
             if meteor:
                 row["METEOR"] = meteor[i]
             row["ROUGE_L"] = rouge[i]
@@ -292,14 +292,7 @@ COCO = CocoFamily(
     default_preset="pycocoevalcap",
     bounds=(0.0, None),
     stats_sizes=lambda cfg: {"matches": 4, "totals": 4, "meteor": STATS_LENGTH},
-    example={
-        "predictions": ["a man is riding a horse", "two dogs play in the snow", "a plate of food"],
-        "references": [
-            ["a man rides a horse on the beach", "a person riding a brown horse"],
-            ["two dogs are playing in the snow", "dogs run through the snow"],
-            ["a plate with food on it", "food on a white plate"],
-        ],
-    },
+    example=CIDER.example,  # the same three captioned images
 )
 
 

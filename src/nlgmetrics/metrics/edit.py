@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from .._inputs import ReferenceSets
 from .._np import is_array, loaded
@@ -385,22 +385,49 @@ WIP = _word_measure("wip", higher_is_better=True)
 Refs = Sequence[str | Sequence[str]] | str
 
 
-def _error_rate_call(
-    family: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult],
-    predictions: Sequence[str] | str,
-    references: Refs,
-    preset: str | None,
-    tokenizer: str | None,
-    substitution_cost: int,
-    segments: bool,
-    normalizer: str | None = None,
-) -> ErrorRateResult:
-    options: dict[str, Any] = {"substitution_cost": substitution_cost}
-    if tokenizer is not None:
-        options["tokenizer"] = tokenizer
-    if normalizer is not None:
-        options["normalizer"] = normalizer
-    return family.compute(predictions, references, family.make_config(preset, **options), segments=segments)
+class ErrorRateFunction(Protocol):
+    """The call of ``cer``, ``wer``, ``mer``, ``wil`` and ``wip`` (mypy checks it against the one definition)."""
+
+    def __call__(
+        self,
+        predictions: Sequence[str] | str,
+        references: Refs,
+        *,
+        preset: str | None = None,
+        tokenizer: str | None = None,
+        substitution_cost: int = 1,
+        segments: bool = False,
+        normalizer: str | None = None,
+    ) -> ErrorRateResult: ...
+
+
+def _error_rate_function(
+    family: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult], doc: str
+) -> ErrorRateFunction:
+    """The functional API of the error-rate ``family``: a function named after it, with ``doc`` as its docstring.
+    It is built in this module, so its doctests run (``--doctest-modules`` collects the functions whose globals
+    are the module's), and Python's own messages for a wrong call name it."""
+
+    def function(
+        predictions: Sequence[str] | str,
+        references: Refs,
+        *,
+        preset: str | None = None,
+        tokenizer: str | None = None,
+        substitution_cost: int = 1,
+        segments: bool = False,
+        normalizer: str | None = None,
+    ) -> ErrorRateResult:
+        options: dict[str, Any] = {"substitution_cost": substitution_cost}
+        if tokenizer is not None:
+            options["tokenizer"] = tokenizer
+        if normalizer is not None:
+            options["normalizer"] = normalizer
+        return family.compute(predictions, references, family.make_config(preset, **options), segments=segments)
+
+    function.__name__ = function.__qualname__ = family.name
+    function.__doc__ = doc
+    return function
 
 
 def edit_distance(
@@ -424,36 +451,20 @@ def edit_distance(
     return EDIT_DISTANCE.compute(predictions, references, cfg, segments=segments)
 
 
-def cer(
-    predictions: Sequence[str] | str,
-    references: Refs,
-    *,
-    preset: str | None = None,
-    tokenizer: str | None = None,
-    substitution_cost: int = 1,
-    segments: bool = False,
-    normalizer: str | None = None,
-) -> ErrorRateResult:
+cer = _error_rate_function(
+    CER,
     """Character error rate over the corpus, ``(S + D + I) / (H + S + D)``, identical to ``jiwer.cer``.
 
     Note the argument order: ``(predictions, references)``, the reverse of jiwer's.
 
     >>> cer(["this is the prediction"], ["this is the reference"]).score  # doctest: +ELLIPSIS
     0.3809...
-    """
-    return _error_rate_call(CER, predictions, references, preset, tokenizer, substitution_cost, segments, normalizer)
+    """,
+)
 
 
-def wer(
-    predictions: Sequence[str] | str,
-    references: Refs,
-    *,
-    preset: str | None = None,
-    tokenizer: str | None = None,
-    substitution_cost: int = 1,
-    segments: bool = False,
-    normalizer: str | None = None,
-) -> ErrorRateResult:
+wer = _error_rate_function(
+    WER,
     """Word error rate over the corpus, identical to ``jiwer.wer`` (and ``mer``, ``wil``, ``wip`` alongside).
 
     >>> r = wer(["hello duck", "i like python"], ["hello world", "i like monty python"])
@@ -463,20 +474,12 @@ def wer(
     0.3333
     >>> wer(["Mr Smith paid twenty five dollars"], ["Mister Smith paid $25."], normalizer="whisper-english").score
     0.0
-    """
-    return _error_rate_call(WER, predictions, references, preset, tokenizer, substitution_cost, segments, normalizer)
+    """,
+)
 
 
-def mer(
-    predictions: Sequence[str] | str,
-    references: Refs,
-    *,
-    preset: str | None = None,
-    tokenizer: str | None = None,
-    substitution_cost: int = 1,
-    segments: bool = False,
-    normalizer: str | None = None,
-) -> ErrorRateResult:
+mer = _error_rate_function(
+    MER,
     """Match error rate over the corpus, ``(S + D + I) / (H + S + D + I)``, identical to ``jiwer.mer``;
     ``preset="torchmetrics"``: torchmetrics' ``MatchErrorRate``, ``Σ distance / Σ max(N_ref, N_pred)`` (see the
     module's docstring). The counts, WER, WIL and WIP come alongside.
@@ -484,43 +487,27 @@ def mer(
     >>> r = mer(["hello duck", "i like python"], ["hello world", "i like monty python"])
     >>> round(r.score, 4), r.hits, r.substitutions, r.deletions
     (0.3333, 4, 1, 1)
-    """
-    return _error_rate_call(MER, predictions, references, preset, tokenizer, substitution_cost, segments, normalizer)
+    """,
+)
 
 
-def wil(
-    predictions: Sequence[str] | str,
-    references: Refs,
-    *,
-    preset: str | None = None,
-    tokenizer: str | None = None,
-    substitution_cost: int = 1,
-    segments: bool = False,
-    normalizer: str | None = None,
-) -> ErrorRateResult:
+wil = _error_rate_function(
+    WIL,
     """Word information lost over the corpus, ``1 - H/N_ref · H/N_pred``, identical to ``jiwer.wil``;
     ``preset="torchmetrics"``: torchmetrics' ``WordInfoLost``.
 
     >>> round(wil(["hello duck", "i like python"], ["hello world", "i like monty python"]).score, 4)
     0.4667
-    """
-    return _error_rate_call(WIL, predictions, references, preset, tokenizer, substitution_cost, segments, normalizer)
+    """,
+)
 
 
-def wip(
-    predictions: Sequence[str] | str,
-    references: Refs,
-    *,
-    preset: str | None = None,
-    tokenizer: str | None = None,
-    substitution_cost: int = 1,
-    segments: bool = False,
-    normalizer: str | None = None,
-) -> ErrorRateResult:
+wip = _error_rate_function(
+    WIP,
     """Word information preserved over the corpus, ``H/N_ref · H/N_pred``, identical to ``jiwer.wip``;
     ``preset="torchmetrics"``: torchmetrics' ``WordInfoPreserved``.
 
     >>> round(wip(["hello duck", "i like python"], ["hello world", "i like monty python"]).score, 4)
     0.5333
-    """
-    return _error_rate_call(WIP, predictions, references, preset, tokenizer, substitution_cost, segments, normalizer)
+    """,
+)

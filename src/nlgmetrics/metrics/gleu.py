@@ -35,7 +35,6 @@ from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text import get_tokenizer
 from .base import MAX_ORDER, Family, Result, check_integer, safe_div
-from .chrf import _segments_and_columns
 
 __all__ = ["GLEU", "GLEUConfig", "GLEUResult", "GLEUStats", "gleu", "gleu_from_stats", "sentence_gleu"]
 
@@ -115,7 +114,7 @@ def _ngram_count(lengths: np.ndarray, cfg: GLEUConfig) -> np.ndarray:
 
 
 def _reference_side(refs: ReferenceSets, cfg: GLEUConfig) -> tuple[Any, dict[Any, int]]:
-    seg, col = _segments_and_columns(refs)
+    seg, col = refs.segments_and_columns()
     vocabulary: dict[Any, int] = {}
     streams = vocabulary_streams(_tokenize(refs.flat, cfg), seg, vocabulary, grow=True)
     return build_index(streams, len(refs), cfg.max_len, max(len(vocabulary), 1), column=col), vocabulary

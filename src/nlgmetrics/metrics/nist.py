@@ -49,7 +49,6 @@ from ..stats import Carried, CarriedColumn, Stats, StatsBatch
 from ..text import get_tokenizer
 from ..text.mt_tokenize import mteval_tokenize
 from .base import MAX_ORDER, Family, Result, check_integer, signature_of
-from .chrf import _segments_and_columns
 
 __all__ = ["NIST", "NISTConfig", "NISTResult", "NISTStats", "nist", "nist_from_stats", "sentence_nist"]
 
@@ -170,7 +169,7 @@ _CACHE = ReferenceCache(maxsize=4)
 
 def _reference_side(refs: ReferenceSets, cfg: NISTConfig) -> _ReferenceSide:
     n_seg, n = len(refs), cfg.max_order
-    seg, col = _segments_and_columns(refs)
+    seg, col = refs.segments_and_columns()
     vocabulary: dict[Any, int] = {}
     ref_streams = vocabulary_streams(_tokenize(refs.flat, cfg), seg, vocabulary, grow=True)
     alphabet = max(len(vocabulary), 1)

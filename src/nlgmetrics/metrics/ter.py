@@ -37,9 +37,8 @@ from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.coverage import warn_unsplit_cjk
-from ..text.mt_tokenize import tercom_normalize
+from ..text.mt_tokenize import SACREBLEU_VERSION, tercom_normalize
 from .base import MAX_WORKERS, Family, Result
-from .bleu import SACREBLEU_VERSION
 
 __all__ = ["TER", "TERConfig", "TERResult", "TERStats", "sentence_ter", "ter", "ter_from_stats"]
 

@@ -62,6 +62,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from ..._inputs import one_segment
 from ...text.mt_tokenize import SACREBLEU_VERSION
 from ..base import Family
 from .arith import BLEUResult, bleu_from_stats
@@ -204,14 +205,7 @@ def sentence_bleu(
     """
     cfg = _config(preset, options, True)
     if isinstance(prediction, str):
-        refs: Any
-        if isinstance(references, str):
-            refs = references  # one pair of strings: the inputs' fast path
-        elif len(references) == 1 and type(references[0]) is str:
-            refs = references[0]  # one reference: the plain layout
-        else:
-            refs = [list(references)]
-        batch = BLEU.batch_stats(prediction if type(refs) is str else [prediction], refs, cfg)
+        batch = BLEU.batch_stats(*one_segment(prediction, references), cfg)
         return BLEU.finalize(batch.total(), cfg)
     batch = BLEU.batch_stats(prediction, references, cfg)
     return tuple(BLEU.finalize(s, cfg) for s in batch)

@@ -439,6 +439,12 @@ def _build_sacrebleu_signature(nrefs: Any, cfg: BLEUConfig) -> str:
     )
 
 
+def convention_score(stats: BLEUStats, cfg: BLEUConfig) -> float:
+    """The score of ``cfg.convention``'s arithmetic alone, at its native scale: no counts and no explanation (what a
+    suite scoring each segment needs, e.g. COCO's per-image BLEU-1..4)."""
+    return _ARITHMETIC[cfg.convention](stats, cfg).score
+
+
 def bleu_from_stats(stats: BLEUStats, cfg: BLEUConfig) -> BLEUResult:
     """The BLEU formula of ``cfg.convention`` applied to summed statistics."""
     arith = _ARITHMETIC[cfg.convention](stats, cfg)

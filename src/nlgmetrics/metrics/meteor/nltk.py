@@ -35,13 +35,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import InvalidInputError, unknown_option
-from ..signature import sig_field
-from ..stats import Stats, StatsBatch
-from ..text.porter import porter_stem
-from ..text.wordnet import WORDNET_VERSION, synonyms
-from ._tokenised import TokenFamily, as_segment, check_tokenizer
-from .base import Result, check_number, safe_div
+from ...errors import InvalidInputError, unknown_option
+from ...signature import sig_field
+from ...stats import Stats, StatsBatch
+from ...text.porter import porter_stem
+from ...text.wordnet import WORDNET_VERSION, synonyms
+from .._tokenised import TokenFamily, as_segment, check_tokenizer
+from ..base import Result, check_number, safe_div
 
 __all__ = ["METEOR", "METEORConfig", "METEORResult", "METEORStats", "meteor", "meteor_from_stats", "sentence_meteor"]
 
