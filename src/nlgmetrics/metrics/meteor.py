@@ -76,7 +76,7 @@ class METEORConfig:
             raise unknown_option("stemmer", self.stemmer, _STEMMERS)
         if self.wordnet not in _WORDNETS:
             raise unknown_option("wordnet", self.wordnet, _WORDNETS)
-        check_tokenizer(self.tokenizer)
+        check_tokenizer(self, "meteor")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -46,8 +46,9 @@ from ..algorithms.ngrams import ReferenceCache, build_index, clipped_counts, voc
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Carried, CarriedColumn, Stats, StatsBatch
-from ..text import get_tokenizer
 from ..text.mt_tokenize import mteval_tokenize
+from ..text.tokenizers import resolve
+from ..text.tokenizers import tokenizer as tokenizer_of
 from .base import MAX_ORDER, Family, Result, check_integer, signature_of
 from .chrf import _segments_and_columns
 
@@ -83,8 +84,9 @@ class NISTConfig:
             object.__setattr__(self, "lowercase", self.convention == "mteval")
         if not isinstance(self.lowercase, bool):
             raise InvalidInputError(f"lowercase must be True or False, got {self.lowercase!r}")
+        object.__setattr__(self, "tokenizer", resolve(self.tokenizer, "nist"))
         if self.tokenizer != "mteval-13a":
-            get_tokenizer(str(self.tokenizer))  # fail early on an unknown name
+            tokenizer_of(str(self.tokenizer))  # fail early on a missing extra
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,7 +129,7 @@ def _tokenize(lines: list[str], cfg: NISTConfig) -> list[list[str]]:
         lines = [line.lower() for line in lines]
     if cfg.tokenizer == "whitespace":
         return [line.split() for line in lines]
-    tok: Any = get_tokenizer(str(cfg.tokenizer))
+    tok: Any = tokenizer_of(str(cfg.tokenizer))
     return list(tok.batch(lines)) if hasattr(tok, "batch") else [list(tok(line)) for line in lines]
 
 

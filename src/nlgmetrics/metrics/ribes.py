@@ -87,7 +87,7 @@ class RIBESConfig:
                 "ignore_empty_references is RIBES.py's -z and applies to convention 'ribes-1.03.1' only (NLTK "
                 "scores an empty reference as 0)"
             )
-        check_tokenizer(self.tokenizer)
+        check_tokenizer(self, "ribes")
 
 
 @dataclasses.dataclass(frozen=True)

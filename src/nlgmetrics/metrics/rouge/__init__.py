@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._inputs import ReferenceSets, check_pairs
 from ..._np import is_numpy_bool, is_numpy_number, loaded
-from ...errors import InvalidInputError, UnknownOptionError, unknown_option, warn
+from ...errors import InvalidInputError, unknown_option, warn
 from ...signature import sig_field
 from ...stats import Stats, StatsBatch
 from ...text.coverage import flagged, warn_flagged
@@ -168,18 +168,13 @@ class RougeConfig:
                 f"rouge: tokenizer {self.tokenizer.name!r} is a Python callable; the signature records only its name "
                 f"({self.tokenizer}), not what it does: the numbers repeat only with the same function"
             )
-        elif self.tokenizer not in BUILTIN_TOKENIZERS:
-            from ...text import get_tokenizer
-            from ...text.registry import check_tokenizer_name, public_tokenizers, resolve_ja_mecab
+        else:
+            from ...text.tokenizers import resolve, tokenizer
 
-            valid = [*BUILTIN_TOKENIZERS, *public_tokenizers()]
-            check_tokenizer_name(self.tokenizer, valid)
             # "ja-mecab" is the registry's: fugashi with UniDic-lite; the signature names the dictionary
-            object.__setattr__(self, "tokenizer", resolve_ja_mecab(self.tokenizer, "ja-mecab-unidic-lite"))
-            try:
-                get_tokenizer(self.tokenizer)  # fail early, with the install hint of an optional tokenizer
-            except UnknownOptionError:
-                raise unknown_option("tokenizer", self.tokenizer, valid) from None
+            object.__setattr__(self, "tokenizer", resolve(self.tokenizer, "rouge"))
+            if self.tokenizer not in BUILTIN_TOKENIZERS:
+                tokenizer(self.tokenizer)  # fail early, with the install hint of an optional tokenizer
         if self.scoring not in SCORINGS:
             raise unknown_option("scoring", self.scoring, list(SCORINGS))
         if self.stemmer is None:
