@@ -162,9 +162,10 @@ def accepted(family: str) -> tuple[str, ...]:
 
 
 def choices(family: str) -> tuple[str, ...]:
-    """Every name ``family`` takes as ``tokenizer=``: its public names, short names and documented old names."""
+    """The names ``family`` offers as ``tokenizer=``: its public names and short names (a documented old name it
+    still takes, such as GLEU's ``sacrebleu-13a``, is not offered)."""
     acc = _accepts(family)
-    return tuple(sorted({*acc.public, *acc.short, *acc.legacy}))
+    return tuple(sorted({*acc.public, *acc.short}))
 
 
 def resolve(name: Any, family: str) -> str:
