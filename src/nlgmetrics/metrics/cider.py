@@ -46,7 +46,7 @@ from .._inputs import ReferenceSets
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Carried, CarriedColumn, Records, Stats, StatsBatch
-from ..text.tokenizers import choices, resolve
+from ..text.tokenizers import choices, resolve, tokenizer_help
 from .base import MAX_ORDER, Family, Result, check_integer, check_number, signature_of
 
 __all__ = ["CIDER", "CiderConfig", "CiderResult", "CiderStats", "cider", "cider_scores"]
@@ -66,7 +66,12 @@ class CiderConfig:
     * ``scale``: the factor of the score (10).
     """
 
-    tokenizer: str = sig_field("tok", "coco", help="coco (pycocoevalcap's PTB tokenizer) or none", choices=TOKENIZERS)
+    tokenizer: str = sig_field(
+        "tok",
+        "coco",
+        help=tokenizer_help("cider", "coco: pycocoevalcap's PTB tokenizer; none: already tokenized"),
+        choices=TOKENIZERS,
+    )
     n: int = sig_field("n", 4, help="highest n-gram order")
     clip: bool = sig_field("clip", True, help="clip candidate weights at the reference's (CIDEr-D)")
     length_penalty: bool = sig_field("lp", True, help="Gaussian length penalty (CIDEr-D)")

@@ -35,7 +35,7 @@ from .._inputs import ReferenceSets
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Carried, Records, Stats, StatsBatch
-from ..text.tokenizers import choices, resolve
+from ..text.tokenizers import choices, resolve, tokenizer_help
 from .base import Family, Result, signature_of
 from .bleu import BLEU, BLEUStats, bleu_from_stats
 from .bleu.arith import _coco_arith
@@ -56,7 +56,12 @@ class CocoConfig:
     as pycocoevalcap's scorers receive them). ``meteor``: also METEOR 1.5, from pycocoevalcap's
     ``meteor-1.5.jar`` (needs Java and ``pip install 'nlgmetrics[coco-meteor]'``; starts a JVM)."""
 
-    tokenizer: str = sig_field("tok", "coco", help="coco (pycocoevalcap's PTB tokenizer) or none", choices=TOKENIZERS)
+    tokenizer: str = sig_field(
+        "tok",
+        "coco",
+        help=tokenizer_help("coco", "coco: pycocoevalcap's PTB tokenizer; none: already tokenized"),
+        choices=TOKENIZERS,
+    )
     meteor: bool = sig_field(
         "meteor", False, help="also METEOR 1.5 (pycocoevalcap's meteor-1.5.jar: needs Java and the coco-meteor extra)"
     )

@@ -46,7 +46,7 @@ from ..algorithms.guard import check_items, check_pair
 from ..errors import UnknownOptionError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
-from ..text.tokenizers import choices, resolve
+from ..text.tokenizers import choices, resolve, tokenizer_help
 from ..text.tokenizers import tokenizer as tokenizer_of
 from .base import Family, Result, safe_div
 from .nls import NLS, NLSConfig, NLSResult, NLSStats, check_substitution_cost, nls
@@ -154,7 +154,9 @@ class ErrorRateConfig:
     """``unit`` is ``"char"`` (CER) or ``"word"`` (WER); ``tokenizer`` defaults to jiwer's transform for it."""
 
     unit: str = sig_field("unit", "word")
-    tokenizer: str | None = sig_field("tok", None)
+    tokenizer: str | None = sig_field(
+        "tok", None, help=tokenizer_help("wer", "how texts become tokens (default: jiwer's for the unit)")
+    )
     substitution_cost: int = sig_field("sub", 1)
     preset: str | None = sig_field("preset", None)
     normalizer: str | None = sig_field(

@@ -34,7 +34,7 @@ from ..algorithms.ngrams import ReferenceCache, build_index, clipped_counts, voc
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
-from ..text.tokenizers import resolve
+from ..text.tokenizers import resolve, tokenizer_help
 from ..text.tokenizers import tokenizer as tokenizer_of
 from .base import MAX_ORDER, Family, Result, check_integer, safe_div
 from .chrf import _segments_and_columns
@@ -47,7 +47,9 @@ class GLEUConfig:
     min_len: int = sig_field("min", 1, help="the smallest n-gram order counted")
     max_len: int = sig_field("max", 4, help="the largest n-gram order counted")
     tokenizer: str = sig_field(
-        "tok", "whitespace", help="a registered tokenizer: whitespace (str.split, NLTK), 13a (HF), ..."
+        "tok",
+        "whitespace",
+        help=tokenizer_help("gleu", "how text becomes tokens: whitespace (str.split, NLTK), 13a (HF)"),
     )
     preset: str | None = sig_field("preset", None)
 

@@ -47,7 +47,7 @@ from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Carried, CarriedColumn, Stats, StatsBatch
 from ..text.mt_tokenize import mteval_tokenize
-from ..text.tokenizers import resolve
+from ..text.tokenizers import resolve, tokenizer_help
 from ..text.tokenizers import tokenizer as tokenizer_of
 from .base import MAX_ORDER, Family, Result, check_integer, signature_of
 from .chrf import _segments_and_columns
@@ -62,7 +62,9 @@ _TOKENIZER = {"nltk": "whitespace", "mteval": "mteval-13a"}
 class NISTConfig:
     convention: str = sig_field("conv", "nltk", help="nltk (NLTK 3.10) or mteval (mteval-v13a.pl)", choices=CONVENTIONS)
     max_order: int = sig_field("n", 5, help="the largest n-gram order (NLTK's n; mteval's cumulative order)")
-    tokenizer: str | None = sig_field("tok", None, help="whitespace (NLTK), mteval-13a, or a registered tokenizer")
+    tokenizer: str | None = sig_field(
+        "tok", None, help=tokenizer_help("nist", "how text becomes tokens (default: whitespace for NLTK, mteval-13a)")
+    )
     lowercase: bool | None = sig_field("lc", None, help="lowercase ASCII letters (mteval's default; its -c: no)")
     preset: str | None = sig_field("preset", None)
 

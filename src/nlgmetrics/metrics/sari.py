@@ -65,7 +65,7 @@ from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.mt_tokenize import sacrebleu_tokenizer
-from ..text.tokenizers import choices, resolve
+from ..text.tokenizers import choices, resolve, tokenizer_help
 from .base import Family, Result, safe_div
 
 if TYPE_CHECKING:
@@ -84,7 +84,10 @@ class SARIConfig:
     ``lowercase`` (``str.lower`` first, as the script does)."""
 
     tokenizer: str = sig_field(
-        "tok", "13a", help="sacrebleu tokenizer applied before the split on spaces", choices=_TOKENIZERS
+        "tok",
+        "13a",
+        help=tokenizer_help("sari", "sacrebleu tokenizer applied before the split on spaces"),
+        choices=_TOKENIZERS,
     )
     lowercase: bool = sig_field("lc", True, help="lowercase every sentence first (str.lower), as the script does")
     preset: str | None = sig_field("preset", None)

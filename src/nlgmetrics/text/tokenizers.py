@@ -43,6 +43,7 @@ __all__ = [
     "resolve",
     "resolve_quietly",
     "tokenizer",
+    "tokenizer_help",
 ]
 
 
@@ -166,6 +167,11 @@ def choices(family: str) -> tuple[str, ...]:
     still takes, such as GLEU's ``sacrebleu-13a``, is not offered)."""
     acc = _accepts(family)
     return tuple(sorted({*acc.public, *acc.short}))
+
+
+def tokenizer_help(family: str, what: str) -> str:
+    """The help of ``family``'s ``tokenizer`` field: ``what`` it does, then the names it offers."""
+    return f"{what}; one of: {', '.join(choices(family))}"
 
 
 def resolve(name: Any, family: str) -> str:

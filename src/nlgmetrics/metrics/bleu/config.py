@@ -13,7 +13,7 @@ from ...text.mt_tokenize import (
     sacrebleu_tokenizer,
 )
 from ...text.spm import SPM_MODELS, spm_tokenizer
-from ...text.tokenizers import resolve
+from ...text.tokenizers import resolve, tokenizer_help
 from ...text.tokenizers import tokenizer as tokenizer_of
 from ..base import MAX_ORDER, check_integer, check_number
 
@@ -84,7 +84,9 @@ class BLEUConfig:
     """
 
     convention: str = sig_field("conv", "sacrebleu")
-    tokenizer: str | None = sig_field("tok", None)
+    tokenizer: str | None = sig_field(
+        "tok", None, help=tokenizer_help("bleu", "how text becomes tokens (default: the convention's)")
+    )
     lowercase: bool = sig_field("lc", False)
     max_order: int | None = sig_field("n", None)
     weights: tuple[float, ...] | None = sig_field("w", None)

@@ -55,6 +55,7 @@ from ...signature import sig_field
 from ...stats import Stats, StatsBatch
 from ...text.coverage import flagged, warn_flagged
 from ...text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
+from ...text.tokenizers import tokenizer_help
 from ..base import MAX_WORKERS, Family, Result, check_number
 from .kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
 from .scores import AggregateScore, RougeScore
@@ -125,7 +126,9 @@ class RougeConfig:
     """
 
     rouge_types: tuple[str, ...] = sig_field("types", DEFAULT_TYPES)
-    tokenizer: str = sig_field("tok", "unicode")  # or a text.registry.CallableTokenizer
+    tokenizer: str = sig_field(  # or a text.registry.CallableTokenizer
+        "tok", "unicode", help=tokenizer_help("rouge", "how text becomes words (or a callable, in Python)")
+    )
     use_stemmer: bool = sig_field("stem", False)
     stemmer: str | None = sig_field("stemmer", None)
     remove_stopwords: bool = sig_field("stop", False)
