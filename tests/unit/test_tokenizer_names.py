@@ -360,3 +360,16 @@ def test_a_state_of_a_tokenisation_no_longer_offered_is_refused():
     state = _old_state(metric, "sacrebleu-char", "char-list")
     with pytest.raises(UnknownOptionError, match="'sacrebleu-char' is an internal name"):
         cls(tokenizer="char").load_state_dict(state)
+
+
+def test_a_registered_tokenizer_is_taken_under_its_own_name():
+    import nlgmetrics as nm
+    from nlgmetrics.text import register_tokenizer
+
+    register_tokenizer("test-upper-words", lambda text: text.upper().split())
+    pred, ref = ["the cat"], ["The Cat"]
+    for function in (nm.bleu, nm.gleu, nm.meteor, nm.nist, nm.ribes, nm.rouge, nm.wer):
+        assert "|tok:test-upper-words|" in function(pred, ref, tokenizer="test-upper-words").signature
+    assert nm.wer(pred, ref, tokenizer="test-upper-words").score == 0.0
+    with pytest.raises(UnknownOptionError):
+        nm.cider(pred, ref, tokenizer="test-upper-words")

@@ -22,6 +22,7 @@ __all__ = [
     "get_tokenizer",
     "register_normalizer",
     "register_tokenizer",
+    "user_tokenizers",
 ]
 
 Tokenizer = Callable[[str], list[str]]
@@ -59,10 +60,21 @@ _NORMALIZERS: dict[str, str | Callable[..., Any]] = {
 }
 
 
+#: The names registered by :func:`register_tokenizer` (the families that take "any registered tokenizer" take them,
+#: and sign them as they are named).
+_USER: set[str] = set()
+
+
 def register_tokenizer(name: str, target: str | Tokenizer) -> None:
     """Register a tokenizer by ``"module:attribute"`` path (imported lazily) or as a callable."""
     _TOKENIZERS[name] = target
+    _USER.add(name)
     _resolve.cache_clear()
+
+
+def user_tokenizers() -> frozenset[str]:
+    """The names registered by :func:`register_tokenizer`."""
+    return frozenset(_USER)
 
 
 def register_normalizer(name: str, target: str | Normalizer) -> None:

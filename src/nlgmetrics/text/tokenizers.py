@@ -13,6 +13,8 @@ the public name is :func:`resolve`, called by each config's ``__post_init__``:
 * an old internal name (``sacrebleu-13a``, ...) is refused with the public name to say, except where the
   documentation gave it to users (GLEU's ``sacrebleu-13a``, HF ``google_bleu``'s tokenizer): it is stored and
   signed under the public name;
+* a name registered with :func:`nlgmetrics.text.register_tokenizer` is taken as it is by the families that take
+  any registered tokenizer (all but SARI, CIDEr and COCO);
 * anything else is refused with the family's list.
 
 Old signatures and saved states still read: :func:`canonical` maps every name a signature of a family ever
@@ -129,16 +131,18 @@ class _Accepts:
     public: tuple[str, ...]
     short: Mapping[str, str]
     legacy: tuple[str, ...] = ()
+    #: also the names registered with ``nlgmetrics.text.register_tokenizer`` (signed as they are named)
+    registered: bool = True
 
 
 _EDIT = _Accepts((*_GENERAL, *_JIWER), {**_UNIDIC, **_CHAR_LIST})
 _TOKEN_LISTS = _Accepts((*_GENERAL, "char", *_JIWER, "none"), _UNIDIC)
-_CAPTIONS = _Accepts(("coco", "none"), {})
+_CAPTIONS = _Accepts(("coco", "none"), {}, registered=False)
 
 #: Family (catalogue name) -> what its ``tokenizer`` option accepts.
 FAMILIES: dict[str, _Accepts] = {
     "bleu": _Accepts((*_GENERAL, "char", "none", *SPM_MODELS), {**_IPADIC, "spm": "flores101"}),
-    "sari": _Accepts(("13a", "intl", "zh", "char", "ja-mecab-ipadic", "ko-mecab", "none"), _IPADIC),
+    "sari": _Accepts(("13a", "intl", "zh", "char", "ja-mecab-ipadic", "ko-mecab", "none"), _IPADIC, registered=False),
     "gleu": _Accepts((*_GENERAL, *_JIWER), {**_UNIDIC, **_CHAR_LIST}, legacy=("sacrebleu-13a",)),
     "nist": _Accepts((*_GENERAL, *_JIWER, "mteval-13a"), {**_UNIDIC, **_CHAR_LIST}),
     "meteor": _TOKEN_LISTS,
@@ -205,7 +209,15 @@ def resolve_quietly(name: str, family: str) -> str | None:
         return name
     if name in acc.legacy:
         return LEGACY[name]
+    if acc.registered and name not in TOKENISATIONS and name in _registered():
+        return name
     return None
+
+
+def _registered() -> frozenset[str]:
+    from .registry import user_tokenizers
+
+    return user_tokenizers()
 
 
 def canonical(name: str, family: str | None = None) -> str:
@@ -230,6 +242,8 @@ def tokenizer(name: str) -> Callable[[str], list[str]]:
     from .registry import get_tokenizer
 
     entry = TOKENISATIONS.get(name)
+    if entry is None and name in _registered():
+        return get_tokenizer(name)
     if entry is None or entry.key is None:
         raise ValueError(f"{name!r} is not a tokenisation of the registry (it is built into its family's kernel)")
     return get_tokenizer(entry.key)
