@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["build_signature", "format_value", "sig_field"]
+__all__ = ["build_signature", "format_value", "parse", "same_settings", "sig_field"]
 
 
 def sig_field(
@@ -67,3 +67,31 @@ def build_signature(metric: str, config: Any = None, extra: Mapping[str, Any] | 
         parts.append(f"{key}:{format_value(value)}")
     parts.append(f"nlgmetrics:{__version__}")
     return "|".join(parts)
+
+
+def parse(signature: str) -> tuple[str, dict[str, str]]:
+    """The metric name and the settings (``key -> value``) of a signature, the tokenizer under today's public name
+    (a signature written before a tokenisation was renamed, ``gleu|...|tok:sacrebleu-13a|...``, reads as
+    ``tok:13a``; see :func:`nlgmetrics.text.tokenizers.canonical`).
+
+    >>> parse("gleu|min:1|max:4|tok:sacrebleu-13a|preset:hf-google-bleu|nlgmetrics:0.1.0")[1]["tok"]
+    '13a'
+    """
+    name, *parts = signature.split("|") if signature else [""]
+    settings: dict[str, str] = {}
+    for part in parts:
+        key, _, value = part.partition(":")
+        settings[key] = value
+    if "tok" in settings:
+        from .text.tokenizers import canonical
+
+        settings["tok"] = canonical(settings["tok"], name.lower())
+    return name, settings
+
+
+def same_settings(a: str, b: str) -> bool:
+    """Whether two signatures name the same settings: the same after :func:`parse`, the library version aside."""
+    (name_a, settings_a), (name_b, settings_b) = parse(a), parse(b)
+    settings_a.pop("nlgmetrics", None)
+    settings_b.pop("nlgmetrics", None)
+    return name_a == name_b and settings_a == settings_b

@@ -89,17 +89,15 @@ def _dumps(value: Any) -> str:
 
 # ================================================================================================ out: results
 def parse_signature(signature: str) -> tuple[str, dict[str, str]]:
-    """The metric name and the settings (``key -> value`` as written) of a signature.
+    """The metric name and the settings (``key -> value`` as written; an old tokenizer name under today's public
+    name: :func:`nlgmetrics.signature.parse`) of a signature.
 
     >>> parse_signature("chrF2|nrefs:1|case:mixed|nc:6|nlgmetrics:0.1.0")
     ('chrF2', {'nrefs': '1', 'case': 'mixed', 'nc': '6', 'nlgmetrics': '0.1.0'})
     """
-    name, *parts = signature.split("|") if signature else [""]
-    settings: dict[str, str] = {}
-    for part in parts:
-        key, _, value = part.partition(":")
-        settings[key] = value
-    return name, settings
+    from .signature import parse
+
+    return parse(signature)
 
 
 def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:

@@ -148,14 +148,27 @@ def test_the_cli_and_evaluate_name_the_line(cli, write, monkeypatch):
     ("call", "name"),
     [
         (lambda: nm.bleu(P, R, tokenizer="sacrebleu-13a"), "sacrebleu-13a"),
-        (lambda: nm.wer(P, [r[0] for r in R], tokenizer="jiwer-chars"), "jiwer-chars"),
-        (lambda: nm.cer(P, [r[0] for r in R], tokenizer="jiwer-words"), "jiwer-words"),
         (lambda: nm.rouge(P, R, tokenizer="sacrebleu-intl"), "sacrebleu-intl"),
+        (lambda: nm.meteor(P, R, tokenizer="sacrebleu-13a"), "sacrebleu-13a"),
+        (lambda: nm.nist(P, R, tokenizer="sacrebleu-zh"), "sacrebleu-zh"),
     ],
 )
 def test_internal_tokenizer_names_are_refused(call, name):
-    """Issue 14: internal names are not options (they changed the signature and not the number)."""
+    """Issues 14 and 26: internal names are not options (they changed the signature and not the number)."""
     with pytest.raises(UnknownOptionError, match=f"tokenizer '{name}' is an internal name.*valid values are"):
+        call()
+
+
+@pytest.mark.parametrize(
+    ("call", "name", "unit"),
+    [
+        (lambda: nm.wer(P, [r[0] for r in R], tokenizer="jiwer-chars"), "jiwer-chars", "char"),
+        (lambda: nm.cer(P, [r[0] for r in R], tokenizer="jiwer-words"), "jiwer-words", "word"),
+    ],
+)
+def test_the_other_units_tokenisation_is_refused(call, name, unit):
+    """WER's tokenizer is not CER's by another name: say the unit."""
+    with pytest.raises(UnknownOptionError, match=f"tokenizer '{name}' is the tokenisation of unit='{unit}'"):
         call()
 
 

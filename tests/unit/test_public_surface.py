@@ -29,8 +29,26 @@ RECORDED: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))
 
 #: The only signature changes allowed: a tokenisation signed under its one public name (issue 26, "one public name
 #: per tokenisation"). Each row is ``(family, old name, new name)``: a recorded signature of that family has its
-#: ``tok:<old>`` replaced by ``tok:<new>`` before the comparison. Empty until the tokenizer names are unified.
-TOKENIZER_RENAMES: tuple[tuple[str, str, str], ...] = ()
+#: ``tok:<old>`` replaced by ``tok:<new>`` before the comparison. GLEU, METEOR, NIST and RIBES signed sacrebleu's
+#: tokenizers by internal names; ``ja-mecab`` and ``char`` are stored and signed under the explicit name of what
+#: they mean in the family (``nlgmetrics.text.tokenizers``; tests/unit/test_tokenizer_names.py checks that this
+#: table is exactly what the resolver maps).
+_SACREBLEU_RENAMES = (
+    ("sacrebleu-13a", "13a"),
+    ("sacrebleu-intl", "intl"),
+    ("sacrebleu-zh", "zh"),
+    ("sacrebleu-ko-mecab", "ko-mecab"),
+    ("sacrebleu-ja-mecab", "ja-mecab-ipadic"),
+    ("sacrebleu-none", "whitespace"),
+)
+TOKENIZER_RENAMES: tuple[tuple[str, str, str], ...] = (
+    *((family, old, new) for family in ("gleu", "meteor", "nist", "ribes") for old, new in _SACREBLEU_RENAMES),
+    ("meteor", "sacrebleu-char", "char"),
+    ("ribes", "sacrebleu-char", "char"),
+    *((family, "ja-mecab", "ja-mecab-unidic-lite") for family in ("gleu", "meteor", "nist", "ribes")),
+    ("sari", "ja-mecab", "ja-mecab-ipadic"),
+    *((family, "char", "char-list") for family in ("gleu", "nist", "cer", "wer", "mer", "wil", "wip")),
+)
 
 #: Families whose numbers come from model forward passes: compared to this relative tolerance, not by ``repr``.
 TOLERANCE: dict[str, float] = {"bertscore": 1e-6}

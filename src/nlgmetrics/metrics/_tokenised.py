@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._inputs import _as_list, check_pairs, describe
-from ..errors import InvalidInputError, unknown_option
+from ..errors import InvalidInputError
 from ..stats import StatsBatch
-from ..text import get_tokenizer
-from ..text.registry import available_tokenizers
+from ..text.tokenizers import resolve
+from ..text.tokenizers import tokenizer as tokenizer_of
 from .base import Family
 
 __all__ = ["PRETOKENISED", "TokenFamily", "as_segment", "check_tokenizer", "tokenised_pairs", "words"]
@@ -33,12 +33,10 @@ PRETOKENISED = "none"
 Tokens = list[str]
 
 
-def check_tokenizer(name: Any) -> None:
-    """Raise :class:`~nlgmetrics.errors.UnknownOptionError` unless ``name`` is ``"none"`` or a registered
-    tokenizer."""
-    valid = [PRETOKENISED, *available_tokenizers()]
-    if not isinstance(name, str) or name not in valid:
-        raise unknown_option("tokenizer", name, valid)
+def check_tokenizer(config: Any, family: str) -> None:
+    """Store the public name of ``config.tokenizer`` (``"none"``, or a tokenisation ``family`` offers: see
+    :mod:`nlgmetrics.text.tokenizers`), or raise :class:`~nlgmetrics.errors.UnknownOptionError`."""
+    object.__setattr__(config, "tokenizer", resolve(config.tokenizer, family))
 
 
 def _token_list(value: Any, name: str) -> Tokens | None:
@@ -169,7 +167,7 @@ def tokenised_pairs(
     if hint is not None:
         raise InvalidInputError(hint)
     preds, refs = check_pairs(predictions, references, allow_empty=allow_empty)
-    tokenize = get_tokenizer(tokenizer)
+    tokenize = tokenizer_of(tokenizer)
     cache: dict[str, Tokens] = {}
     split = tokenizer != "whitespace"  # whitespace-split words need no second split
 

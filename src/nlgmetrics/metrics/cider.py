@@ -43,14 +43,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._inputs import ReferenceSets
-from ..errors import InvalidInputError, unknown_option
+from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Carried, CarriedColumn, Records, Stats, StatsBatch
+from ..text.tokenizers import choices, resolve, tokenizer_help
 from .base import MAX_ORDER, Family, Result, check_integer, check_number, signature_of
 
 __all__ = ["CIDER", "CiderConfig", "CiderResult", "CiderStats", "cider", "cider_scores"]
 
-TOKENIZERS = ("coco", "none")
+TOKENIZERS = choices("cider")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +66,12 @@ class CiderConfig:
     * ``scale``: the factor of the score (10).
     """
 
-    tokenizer: str = sig_field("tok", "coco", help="coco (pycocoevalcap's PTB tokenizer) or none", choices=TOKENIZERS)
+    tokenizer: str = sig_field(
+        "tok",
+        "coco",
+        help=tokenizer_help("cider", "coco: pycocoevalcap's PTB tokenizer; none: already tokenized"),
+        choices=TOKENIZERS,
+    )
     n: int = sig_field("n", 4, help="highest n-gram order")
     clip: bool = sig_field("clip", True, help="clip candidate weights at the reference's (CIDEr-D)")
     length_penalty: bool = sig_field("lp", True, help="Gaussian length penalty (CIDEr-D)")
@@ -74,8 +80,7 @@ class CiderConfig:
     preset: str | None = sig_field("preset", None)
 
     def __post_init__(self) -> None:
-        if self.tokenizer not in TOKENIZERS:
-            raise unknown_option("CIDEr tokenizer", self.tokenizer, list(TOKENIZERS))
+        object.__setattr__(self, "tokenizer", resolve(self.tokenizer, "cider"))
         if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
             raise InvalidInputError(f"n must be a positive integer, got {self.n!r}")
         check_integer("n", self.n, minimum=1, maximum=MAX_ORDER)

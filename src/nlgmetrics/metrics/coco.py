@@ -32,9 +32,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._inputs import ReferenceSets
-from ..errors import InvalidInputError, unknown_option
+from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Carried, Records, Stats, StatsBatch
+from ..text.tokenizers import choices, resolve, tokenizer_help
 from .base import Family, Result, signature_of
 from .bleu import BLEU, BLEUStats, bleu_from_stats
 from .bleu.arith import convention_score
@@ -44,7 +45,7 @@ from .rouge import ROUGE, RougeStats, rouge_from_stats
 
 __all__ = ["COCO", "CocoConfig", "CocoResult", "CocoStats", "coco", "read_coco"]
 
-TOKENIZERS = ("coco", "none")
+TOKENIZERS = choices("coco")
 #: pycocoevalcap's names of the scores (the keys of ``COCOEvalCap.eval``), METEOR with ``meteor=True``.
 NAMES = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
 
@@ -55,15 +56,19 @@ class CocoConfig:
     as pycocoevalcap's scorers receive them). ``meteor``: also METEOR 1.5, from pycocoevalcap's
     ``meteor-1.5.jar`` (needs Java and ``pip install 'nlgmetrics[coco-meteor]'``; starts a JVM)."""
 
-    tokenizer: str = sig_field("tok", "coco", help="coco (pycocoevalcap's PTB tokenizer) or none", choices=TOKENIZERS)
+    tokenizer: str = sig_field(
+        "tok",
+        "coco",
+        help=tokenizer_help("coco", "coco: pycocoevalcap's PTB tokenizer; none: already tokenized"),
+        choices=TOKENIZERS,
+    )
     meteor: bool = sig_field(
         "meteor", False, help="also METEOR 1.5 (pycocoevalcap's meteor-1.5.jar: needs Java and the coco-meteor extra)"
     )
     preset: str | None = sig_field("preset", None)
 
     def __post_init__(self) -> None:
-        if self.tokenizer not in TOKENIZERS:
-            raise unknown_option("COCO tokenizer", self.tokenizer, list(TOKENIZERS))
+        object.__setattr__(self, "tokenizer", resolve(self.tokenizer, "coco"))
         if not isinstance(self.meteor, bool):
             raise InvalidInputError(f"meteor must be True or False, got {self.meteor!r}")
 

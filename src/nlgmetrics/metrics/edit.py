@@ -43,11 +43,11 @@ from .._inputs import ReferenceSets
 from .._np import is_array, loaded
 from ..algorithms.edit import expand_pairs, levenshtein, levenshtein_many, operation_counts, reduce_segments
 from ..algorithms.guard import check_items, check_pair
-from ..errors import unknown_option
+from ..errors import UnknownOptionError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
-from ..text import get_tokenizer
-from ..text.registry import check_tokenizer_name, resolve_ja_mecab
+from ..text.tokenizers import choices, resolve, tokenizer_help
+from ..text.tokenizers import tokenizer as tokenizer_of
 from .base import Family, Result, safe_div
 from .nls import NLS, NLSConfig, NLSResult, NLSStats, check_substitution_cost, nls
 from .nls import reduce_segment_scores as reduce_segment_scores  # (EED's and CharacTER's statistics are NLS's)
@@ -154,7 +154,9 @@ class ErrorRateConfig:
     """``unit`` is ``"char"`` (CER) or ``"word"`` (WER); ``tokenizer`` defaults to jiwer's transform for it."""
 
     unit: str = sig_field("unit", "word")
-    tokenizer: str | None = sig_field("tok", None)
+    tokenizer: str | None = sig_field(
+        "tok", None, help=tokenizer_help("wer", "how texts become tokens (default: jiwer's for the unit)")
+    )
     substitution_cost: int = sig_field("sub", 1)
     preset: str | None = sig_field("preset", None)
     normalizer: str | None = sig_field(
@@ -172,13 +174,21 @@ class ErrorRateConfig:
         if self.normalizer is not None and self.normalizer not in TEXT_NORMALIZERS:
             raise unknown_option("normalizer", self.normalizer, list(TEXT_NORMALIZERS))
         check_substitution_cost(self.substitution_cost)
-        if self.tokenizer is None or self.tokenizer == _UNITS[self.unit]:  # the internal name of the default
+        if self.tokenizer is None:
             object.__setattr__(self, "tokenizer", _UNITS[self.unit])
-        else:
-            check_tokenizer_name(self.tokenizer)
-            # "ja-mecab" is the registry's: fugashi with UniDic-lite; the signature names the dictionary
-            object.__setattr__(self, "tokenizer", resolve_ja_mecab(self.tokenizer, "ja-mecab-unidic-lite"))
-        get_tokenizer(self.tokenizer or _UNITS[self.unit])  # fail early on an unknown name
+        family = "cer" if self.unit == "char" else "wer"
+        # "ja-mecab" is the registry's: fugashi with UniDic-lite; "char" is list(text), spaces included: the
+        # signature names them char-list and ja-mecab-unidic-lite
+        tokenizer = resolve(self.tokenizer, family)
+        other = {v: k for k, v in _UNITS.items()}.get(tokenizer)
+        if other is not None and other != self.unit:
+            raise UnknownOptionError(
+                f"tokenizer {tokenizer!r} is the tokenisation of unit={other!r}, not an option of unit={self.unit!r} "
+                f"(choose unit={other!r}); valid values are: "
+                + ", ".join(repr(v) for v in choices(family) if v != tokenizer)
+            )
+        object.__setattr__(self, "tokenizer", tokenizer)
+        tokenizer_of(tokenizer)  # fail early on a missing extra
 
 
 @dataclasses.dataclass(frozen=True)
@@ -252,7 +262,7 @@ def _cost_guard(cfg: ErrorRateConfig) -> tuple[str, str]:
 
 
 def _error_rate_kernel(preds: list[str], refs: ReferenceSets, cfg: ErrorRateConfig) -> StatsBatch[ErrorRateStats]:
-    tok = get_tokenizer(cfg.tokenizer or _UNITS[cfg.unit])
+    tok = tokenizer_of(cfg.tokenizer or _UNITS[cfg.unit])
     ptoks = [tok(p) for p in _normalized(preds, cfg)]
     rtoks = [tok(r) for r in _normalized(list(refs.first()), cfg)]
     check_items(*_cost_guard(cfg), ptoks, rtoks, None)
@@ -264,7 +274,7 @@ def _error_rate_kernel(preds: list[str], refs: ReferenceSets, cfg: ErrorRateConf
 
 def _error_rate_pair(prediction: str, reference: str, cfg: ErrorRateConfig) -> tuple[int, ...]:
     # the kernel's tokenizer, guard and per-pair function on one pair
-    tok = get_tokenizer(cfg.tokenizer or _UNITS[cfg.unit])
+    tok = tokenizer_of(cfg.tokenizer or _UNITS[cfg.unit])
     if cfg.normalizer is not None:
         prediction, reference = _normalized([prediction, reference], cfg)
     ptoks, rtoks = tok(prediction), tok(reference)

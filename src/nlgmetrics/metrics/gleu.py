@@ -15,8 +15,9 @@ Presets:
 ``hf-google-bleu``
     HF evaluate's ``google_bleu`` metric (``evaluate.load("google_bleu").compute(predictions, references,
     min_len=1, max_len=4)``): the same ``corpus_gleu`` after its ``Tokenizer13a``, a copy of sacrebleu's 13a
-    tokenizer (without sacrebleu's right strip of each line). Its keyword ``tokenizer=`` (any callable) maps to
-    ``tokenizer=`` here (a registered tokenizer name).
+    tokenizer, without the right strip that sacrebleu's BLEU applies to each line first: ``tokenizer="13a"`` (the
+    old name ``sacrebleu-13a`` is still taken, and signed ``13a``). Its keyword ``tokenizer=`` (any
+    callable) maps to ``tokenizer=`` here (a tokenizer name).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from ..algorithms.ngrams import ReferenceCache, build_index, clipped_counts, voc
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
-from ..text import get_tokenizer
+from ..text.tokenizers import resolve, tokenizer_help
+from ..text.tokenizers import tokenizer as tokenizer_of
 from .base import MAX_ORDER, Family, Result, check_integer, safe_div
 
 __all__ = ["GLEU", "GLEUConfig", "GLEUResult", "GLEUStats", "gleu", "gleu_from_stats", "sentence_gleu"]
@@ -44,7 +46,9 @@ class GLEUConfig:
     min_len: int = sig_field("min", 1, help="the smallest n-gram order counted")
     max_len: int = sig_field("max", 4, help="the largest n-gram order counted")
     tokenizer: str = sig_field(
-        "tok", "whitespace", help="a registered tokenizer: whitespace (str.split, NLTK), sacrebleu-13a (HF), ..."
+        "tok",
+        "whitespace",
+        help=tokenizer_help("gleu", "how text becomes tokens: whitespace (str.split, NLTK), 13a (HF)"),
     )
     preset: str | None = sig_field("preset", None)
 
@@ -61,7 +65,8 @@ class GLEUConfig:
             )
         if not isinstance(self.tokenizer, str):
             raise InvalidInputError(f"tokenizer must be a registered tokenizer's name, got {self.tokenizer!r}")
-        get_tokenizer(self.tokenizer)  # fail early on an unknown name
+        object.__setattr__(self, "tokenizer", resolve(self.tokenizer, "gleu"))
+        tokenizer_of(self.tokenizer)  # fail early on a missing extra
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,7 +106,7 @@ _CACHE = ReferenceCache(maxsize=4)
 def _tokenize(lines: list[str], cfg: GLEUConfig) -> list[list[str]]:
     if cfg.tokenizer == "whitespace":
         return [line.split() for line in lines]
-    tok: Any = get_tokenizer(cfg.tokenizer)
+    tok: Any = tokenizer_of(cfg.tokenizer)
     if hasattr(tok, "batch"):
         return list(tok.batch(lines))
     return [list(tok(line)) for line in lines]
@@ -210,7 +215,7 @@ GLEU: Family[GLEUConfig, GLEUStats, GLEUResult] = Family(
     stats_cls=GLEUStats,
     kernel=_gleu_kernel,
     formula=gleu_from_stats,
-    presets={"nltk": {"tokenizer": "whitespace"}, "hf-google-bleu": {"tokenizer": "sacrebleu-13a"}},
+    presets={"nltk": {"tokenizer": "whitespace"}, "hf-google-bleu": {"tokenizer": "13a"}},
     default_preset="nltk",
     vectorized=True,
 )

@@ -46,8 +46,9 @@ from ..algorithms.ngrams import ReferenceCache, build_index, clipped_counts, voc
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Carried, CarriedColumn, Stats, StatsBatch
-from ..text import get_tokenizer
 from ..text.mt_tokenize import mteval_tokenize
+from ..text.tokenizers import resolve, tokenizer_help
+from ..text.tokenizers import tokenizer as tokenizer_of
 from .base import MAX_ORDER, Family, Result, check_integer, signature_of
 
 __all__ = ["NIST", "NISTConfig", "NISTResult", "NISTStats", "nist", "nist_from_stats", "sentence_nist"]
@@ -60,7 +61,9 @@ _TOKENIZER = {"nltk": "whitespace", "mteval": "mteval-13a"}
 class NISTConfig:
     convention: str = sig_field("conv", "nltk", help="nltk (NLTK 3.10) or mteval (mteval-v13a.pl)", choices=CONVENTIONS)
     max_order: int = sig_field("n", 5, help="the largest n-gram order (NLTK's n; mteval's cumulative order)")
-    tokenizer: str | None = sig_field("tok", None, help="whitespace (NLTK), mteval-13a, or a registered tokenizer")
+    tokenizer: str | None = sig_field(
+        "tok", None, help=tokenizer_help("nist", "how text becomes tokens (default: whitespace for NLTK, mteval-13a)")
+    )
     lowercase: bool | None = sig_field("lc", None, help="lowercase ASCII letters (mteval's default; its -c: no)")
     preset: str | None = sig_field("preset", None)
 
@@ -82,8 +85,9 @@ class NISTConfig:
             object.__setattr__(self, "lowercase", self.convention == "mteval")
         if not isinstance(self.lowercase, bool):
             raise InvalidInputError(f"lowercase must be True or False, got {self.lowercase!r}")
+        object.__setattr__(self, "tokenizer", resolve(self.tokenizer, "nist"))
         if self.tokenizer != "mteval-13a":
-            get_tokenizer(str(self.tokenizer))  # fail early on an unknown name
+            tokenizer_of(str(self.tokenizer))  # fail early on a missing extra
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,7 +130,7 @@ def _tokenize(lines: list[str], cfg: NISTConfig) -> list[list[str]]:
         lines = [line.lower() for line in lines]
     if cfg.tokenizer == "whitespace":
         return [line.split() for line in lines]
-    tok: Any = get_tokenizer(str(cfg.tokenizer))
+    tok: Any = tokenizer_of(str(cfg.tokenizer))
     return list(tok.batch(lines)) if hasattr(tok, "batch") else [list(tok(line)) for line in lines]
 
 

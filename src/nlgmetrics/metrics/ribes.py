@@ -43,6 +43,7 @@ import numpy as np
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
+from ..text.tokenizers import tokenizer_help
 from ._tokenised import TokenFamily, as_segment, check_tokenizer, words
 from .base import Result, check_number, safe_div
 
@@ -65,7 +66,9 @@ class RIBESConfig:
     beta: float = sig_field("beta", 0.10, help="exponent of the brevity penalty (-b)")
     lowercase: bool = sig_field("lc", True, help="lowercase the words first (RIBES.py without -c)")
     tokenizer: str = sig_field(
-        "tok", "whitespace", help="how strings become words (ja-mecab for raw Japanese); 'none' for token lists"
+        "tok",
+        "whitespace",
+        help=tokenizer_help("ribes", "how strings become words (ja-mecab for raw Japanese); 'none' for token lists"),
     )
     ignore_empty_references: bool = sig_field(
         "z", False, help="leave empty references out instead of stopping (RIBES.py -z; ribes-1.03.1 only)"
@@ -87,7 +90,7 @@ class RIBESConfig:
                 "ignore_empty_references is RIBES.py's -z and applies to convention 'ribes-1.03.1' only (NLTK "
                 "scores an empty reference as 0)"
             )
-        check_tokenizer(self.tokenizer)
+        check_tokenizer(self, "ribes")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -41,7 +41,8 @@ segments never imports numpy); without it, a plain-Python one for batches of up 
 vectorised numpy one for larger batches.
 
 Other options: ``lowercase=False`` keeps the case, and ``tokenizer`` takes any sacrebleu tokenizer (``intl``,
-``zh``, ``char``, ``ja-mecab``, ``ko-mecab``; the script's ``normalize`` knows ``13a`` and ``intl``) or
+``zh``, ``char``, ``ja-mecab``, signed ``ja-mecab-ipadic``, ``ko-mecab``; the script's ``normalize`` knows ``13a``
+and ``intl``) or
 ``none`` (the sentence split on single spaces, as the script's ``normalize`` leaves it for a tokenizer it does
 not know). EASSE's own ``corpus_sari`` averages the n-gram counts over the corpus before the formula (and
 tokenizes no source): a different number, not reproduced here.
@@ -63,7 +64,8 @@ from ..algorithms.refcache import ReferenceCache
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
-from ..text.mt_tokenize import SACREBLEU_TOKENIZERS, sacrebleu_tokenizer
+from ..text.mt_tokenize import sacrebleu_tokenizer
+from ..text.tokenizers import choices, resolve, tokenizer_help
 from .base import Family, Result, safe_div
 
 if TYPE_CHECKING:
@@ -72,7 +74,7 @@ if TYPE_CHECKING:
 __all__ = ["SARI", "SARIConfig", "SARIResult", "SARIStats", "sari"]
 
 _ORDERS = 4
-_TOKENIZERS = tuple(SACREBLEU_TOKENIZERS)
+_TOKENIZERS = choices("sari")
 
 
 # ====================================================================== configuration, statistics, result
@@ -82,7 +84,10 @@ class SARIConfig:
     ``lowercase`` (``str.lower`` first, as the script does)."""
 
     tokenizer: str = sig_field(
-        "tok", "13a", help="sacrebleu tokenizer applied before the split on spaces", choices=_TOKENIZERS
+        "tok",
+        "13a",
+        help=tokenizer_help("sari", "sacrebleu tokenizer applied before the split on spaces"),
+        choices=_TOKENIZERS,
     )
     lowercase: bool = sig_field("lc", True, help="lowercase every sentence first (str.lower), as the script does")
     preset: str | None = sig_field("preset", None)
@@ -92,7 +97,9 @@ class SARIConfig:
             raise InvalidInputError(f"lowercase must be True or False, got {self.lowercase!r}")
         if not isinstance(self.tokenizer, str):
             raise InvalidInputError(f"tokenizer must be a name, got {self.tokenizer!r}")
-        sacrebleu_tokenizer(self.tokenizer)  # fail early: an unknown name, or MeCab missing
+        # "ja-mecab" is sacrebleu's: MeCab with the IPA dictionary; the signature names the dictionary
+        object.__setattr__(self, "tokenizer", resolve(self.tokenizer, "sari"))
+        sacrebleu_tokenizer(self.tokenizer)  # fail early: MeCab missing
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import InvalidInputError, warn
 from ..metrics.base import Family, Result
+from ..signature import same_settings
 from ..stats import CarriedColumn, Stats, StatsBatch, checked_carried
 
 __all__ = ["Metric"]
@@ -204,6 +205,11 @@ class Metric(Generic[C, S, R]):
             raise InvalidInputError("state['config'] must be a dict of the metric's options")
         # JSON turns tuples into lists; configs compare with tuples
         options = {k: tuple(v) if isinstance(v, list) else v for k, v in state["config"].items()}
+        tokenizer = options.get("tokenizer")
+        if isinstance(tokenizer, str):  # a state saved before its tokenisation's name changed
+            from ..text.tokenizers import canonical
+
+            options["tokenizer"] = canonical(tokenizer, self.family.name)
         try:
             config = self.family.config_cls(**options)
         except TypeError as err:
@@ -213,7 +219,7 @@ class Metric(Generic[C, S, R]):
         saved = state.get("signature")
         if saved is not None:
             ours = self.family.config_signature(self.config)
-            if not isinstance(saved, str) or _unversioned(saved) != _unversioned(ours):
+            if not isinstance(saved, str) or not same_settings(saved, ours):
                 raise InvalidInputError(
                     f"state was saved with the signature {saved!r}, this metric's is {ours!r} (the same options, "
                     "but something they name has changed, such as a model folder's weights)"
@@ -326,9 +332,3 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
     os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _unversioned(signature: str) -> str:
-    """A signature without its library version (a state saved by another release still loads)."""
-    head, sep, tail = signature.rpartition("|nlgmetrics:")
-    return head if sep and "|" not in tail else signature

@@ -2,8 +2,8 @@
 
 sacrebleu's BLEU tokenizers are kept in their own table, keyed by sacrebleu's names (``13a``, ``intl``, ``zh``,
 ``char``, ``ja-mecab``, ``ko-mecab``, ``none``) and registered in the general tokenizer registry under a
-``sacrebleu-`` prefix (``get_tokenizer("sacrebleu-13a")``): the plain names ``ja-mecab`` or ``zh`` mean other
-tokenizers elsewhere in the library.
+``sacrebleu-`` prefix (``get_tokenizer("sacrebleu-13a")``). Options and signatures name them by their public
+names (``13a``, ``ja-mecab-ipadic``, ...: :mod:`nlgmetrics.text.tokenizers`).
 
 Every tokenizer here is a callable ``str -> list[str]`` (the tokens sacrebleu would split its tokenized line
 into) with a ``batch(lines) -> list[list[str]]`` method that tokenizes a whole corpus at once, and a
@@ -526,7 +526,10 @@ _BUILT: dict[str, MTTokenizer] = {}
 
 
 def sacrebleu_tokenizer(name: str) -> MTTokenizer:
-    """The (shared, built once) sacrebleu tokenizer ``name`` (``"13a"``, ``"intl"``, ...)."""
+    """The (shared, built once) sacrebleu tokenizer ``name`` (``"13a"``, ``"intl"``, ...; ``"ja-mecab-ipadic"``
+    is the public name of its ``"ja-mecab"``)."""
+    if name == "ja-mecab-ipadic":
+        name = "ja-mecab"
     built = _BUILT.get(name)
     if built is not None:
         return built

@@ -1,15 +1,9 @@
 """Name -> tokenizer/normaliser registry with lazy imports.
 
-Public names are what users pass as ``tokenizer=`` (:func:`public_tokenizers`). Names with a ``sacrebleu-`` or
-``jiwer-`` prefix are internal: how BLEU reaches sacrebleu's tokenizers (users say ``"13a"``) and the default
-transforms of WER/CER (users say ``unit="char"``); a config refuses them (:func:`check_tokenizer_name`), so one
-tokenization can never appear under two names in signatures.
-
-Japanese MeCab comes with two dictionaries, named explicitly: ``ja-mecab-ipadic`` (MeCab with the IPA dictionary,
-``mecab-python3`` + ``ipadic``: sacrebleu's ``ja-mecab``) and ``ja-mecab-unidic-lite`` (``fugashi`` with
-UniDic-lite). The short name ``ja-mecab`` keeps the meaning it always had in each family: IPA-dic in BLEU (as in
-sacrebleu), UniDic-lite in ROUGE, WER and CER; each config stores, and each signature shows, the explicit name
-(:func:`resolve_ja_mecab`).
+The registry is the table of callables, keyed by how the library reaches them (sacrebleu's tokenizers carry a
+``sacrebleu-`` prefix: ``sacrebleu-13a``). What users pass as ``tokenizer=``, and what signatures show, are the
+public names of :mod:`nlgmetrics.text.tokenizers` (``13a``): one name per tokenisation in every family. Its
+resolver refuses the registry's internal names as options, naming the public one.
 """
 
 from __future__ import annotations
@@ -19,19 +13,16 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from ..errors import UnknownOptionError, unknown_option
+from ..errors import unknown_option
 
 __all__ = [
-    "INTERNAL_PREFIXES",
     "CallableTokenizer",
     "available_tokenizers",
-    "check_tokenizer_name",
     "get_normalizer",
     "get_tokenizer",
-    "public_tokenizers",
     "register_normalizer",
     "register_tokenizer",
-    "resolve_ja_mecab",
+    "user_tokenizers",
 ]
 
 Tokenizer = Callable[[str], list[str]]
@@ -45,7 +36,7 @@ _TOKENIZERS: dict[str, str | Callable[..., Any]] = {
     "jiwer-words": "nlgmetrics.text.basic:jiwer_words",
     "jiwer-chars": "nlgmetrics.text.basic:jiwer_chars",
     # word segmentation for Japanese and Chinese (extras [ja] and [zh]); the class is built once
-    "ja-mecab": "nlgmetrics.text.cjk:JaMecabTokenizer",  # UniDic-lite (the registry's meaning of the short name)
+    "ja-mecab": "nlgmetrics.text.cjk:JaMecabTokenizer",  # UniDic-lite (options: ja-mecab-unidic-lite)
     "ja-mecab-unidic-lite": "nlgmetrics.text.cjk:JaMecabTokenizer",
     "ja-mecab-ipadic": "nlgmetrics.text.mt_tokenize:JaMecabTokenizer",
     "zh-jieba": "nlgmetrics.text.cjk:ZhJiebaTokenizer",
@@ -69,10 +60,21 @@ _NORMALIZERS: dict[str, str | Callable[..., Any]] = {
 }
 
 
+#: The names registered by :func:`register_tokenizer` (the families that take "any registered tokenizer" take them,
+#: and sign them as they are named).
+_USER: set[str] = set()
+
+
 def register_tokenizer(name: str, target: str | Tokenizer) -> None:
     """Register a tokenizer by ``"module:attribute"`` path (imported lazily) or as a callable."""
     _TOKENIZERS[name] = target
+    _USER.add(name)
     _resolve.cache_clear()
+
+
+def user_tokenizers() -> frozenset[str]:
+    """The names registered by :func:`register_tokenizer`."""
+    return frozenset(_USER)
 
 
 def register_normalizer(name: str, target: str | Normalizer) -> None:
@@ -80,43 +82,10 @@ def register_normalizer(name: str, target: str | Normalizer) -> None:
     _resolve.cache_clear()
 
 
-#: Prefixes of the internal tokenizer names (see the module docstring).
-INTERNAL_PREFIXES = ("sacrebleu-", "jiwer-")
-
-
-def _internal(name: str) -> bool:
-    return name.startswith(INTERNAL_PREFIXES)
-
-
 def available_tokenizers() -> list[str]:
-    """Every registered name, internal ones included (see :func:`public_tokenizers` for what users pass)."""
+    """Every registered name (the registry's keys; options take the public names of
+    :mod:`nlgmetrics.text.tokenizers`)."""
     return sorted(_TOKENIZERS)
-
-
-def public_tokenizers() -> list[str]:
-    """The names a user may pass as ``tokenizer=``."""
-    return sorted(n for n in _TOKENIZERS if not _internal(n))
-
-
-def resolve_ja_mecab(name: str, meaning: str) -> str:
-    """``"ja-mecab"`` as the explicit name it means in a family (``meaning``: ``"ja-mecab-ipadic"`` or
-    ``"ja-mecab-unidic-lite"``); any other name unchanged."""
-    return meaning if name == "ja-mecab" else name
-
-
-def check_tokenizer_name(name: Any, valid: list[str] | tuple[str, ...] | None = None) -> None:
-    """Refuse an internal or unknown tokenizer name with the list of valid ones (``valid``: the family's own
-    list; default: the public registry names)."""
-    choices = list(valid) if valid is not None else public_tokenizers()
-    if isinstance(name, str) and _internal(name):
-        public = name.split("-", 1)[1]
-        hint = f"use {public!r}" if name.startswith("sacrebleu-") else "choose unit='char' or unit='word' instead"
-        listed = ", ".join(repr(v) for v in sorted(choices))
-        raise UnknownOptionError(
-            f"tokenizer {name!r} is an internal name, not an option ({hint}); valid values are: {listed}"
-        )
-    if valid is not None and name not in choices:
-        raise unknown_option("tokenizer", name, choices)
 
 
 @cache

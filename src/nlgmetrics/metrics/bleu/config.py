@@ -8,13 +8,13 @@ import dataclasses
 from ..._np import is_numpy_number
 from ...errors import InvalidInputError, unknown_option
 from ...signature import sig_field
-from ...text import get_tokenizer
 from ...text.mt_tokenize import (
     SACREBLEU_TOKENIZERS,
     sacrebleu_tokenizer,
 )
-from ...text.registry import check_tokenizer_name, resolve_ja_mecab
-from ...text.spm import SPM_MODELS, SPM_NAMES, canonical, spm_tokenizer
+from ...text.spm import SPM_MODELS, spm_tokenizer
+from ...text.tokenizers import resolve, tokenizer_help
+from ...text.tokenizers import tokenizer as tokenizer_of
 from ..base import MAX_ORDER, check_integer, check_number
 
 CONVENTIONS = ("sacrebleu", "nltk", "nltk-3.2", "moses", "coco", "nmt", "torchmetrics")
@@ -59,12 +59,6 @@ def sacrebleu_name(tokenizer: str | None) -> str | None:
     return tokenizer if tokenizer in SACREBLEU_TOKENIZERS and tokenizer != "ja-mecab" else None
 
 
-def _VALID_TOKENIZERS() -> list[str]:
-    from ...text.registry import public_tokenizers
-
-    return sorted({*SACREBLEU_TOKENIZERS, *SPM_NAMES, "whitespace", "perl-whitespace", *public_tokenizers()})
-
-
 @dataclasses.dataclass(frozen=True)
 class BLEUConfig:
     """Options of BLEU. ``None`` means "the convention's default".
@@ -90,7 +84,9 @@ class BLEUConfig:
     """
 
     convention: str = sig_field("conv", "sacrebleu")
-    tokenizer: str | None = sig_field("tok", None)
+    tokenizer: str | None = sig_field(
+        "tok", None, help=tokenizer_help("bleu", "how text becomes tokens (default: the convention's)")
+    )
     lowercase: bool = sig_field("lc", False)
     max_order: int | None = sig_field("n", None)
     weights: tuple[float, ...] | None = sig_field("w", None)
@@ -123,12 +119,11 @@ class BLEUConfig:
             _set(self, "scale", scale)
         if not isinstance(self.tokenizer, str):
             raise InvalidInputError(f"tokenizer must be a name, got {self.tokenizer!r}")
-        check_tokenizer_name(self.tokenizer, _VALID_TOKENIZERS())
         # "ja-mecab" is sacrebleu's: MeCab with the IPA dictionary; the signature names the dictionary
-        _set(self, "tokenizer", resolve_ja_mecab(self.tokenizer, "ja-mecab-ipadic"))
-        if self.tokenizer in SPM_NAMES:  # spBLEU: the model is loaded now (a missing file fails here)
-            digest = spm_tokenizer(self.tokenizer, self.spm_model).digest  # errors name the tokenizer as given
-            _set(self, "tokenizer", canonical(self.tokenizer))
+        given = self.tokenizer
+        _set(self, "tokenizer", resolve(given, "bleu"))
+        if self.tokenizer in SPM_MODELS:  # spBLEU: the model is loaded now (a missing file fails here)
+            digest = spm_tokenizer(given, self.spm_model).digest  # errors name the tokenizer as given
             if self.spm is not None and self.spm != digest:
                 raise InvalidInputError(
                     f"spm={self.spm!r} names another SentencePiece model than the one loaded (digest {digest})"
@@ -143,9 +138,9 @@ class BLEUConfig:
         if self.tokenizer in SPM_MODELS:
             pass
         elif sacre is not None:
-            sacrebleu_tokenizer(sacre)  # fail early: unknown name or missing MeCab
+            sacrebleu_tokenizer(sacre)  # fail early: missing MeCab
         else:
-            get_tokenizer(self.tokenizer)
+            tokenizer_of(self.tokenizer)
         for flag in ("lowercase", "effective_order", "auto_reweigh"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidInputError(f"{flag} must be True or False, got {getattr(self, flag)!r}")

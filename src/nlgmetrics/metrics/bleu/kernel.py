@@ -11,7 +11,6 @@ from ...algorithms.native import has_native, native
 from ...algorithms.refcache import ReferenceCache, disk_cache_set
 from ...errors import InvalidInputError
 from ...stats import StatsBatch
-from ...text import get_tokenizer
 from ...text.coverage import warn_unsplit_cjk
 from ...text.mt_tokenize import (
     perl_lowercase,
@@ -19,6 +18,7 @@ from ...text.mt_tokenize import (
     sacrebleu_tokenizer,
 )
 from ...text.spm import SPM_MODELS, spm_tokenizer
+from ...text.tokenizers import tokenizer as tokenizer_of
 from .arith import bleu_from_stats
 from .config import BLEUConfig, sacrebleu_name
 from .stats import _TAIL_ORDER, BLEUStats, _BLEUBatch
@@ -55,7 +55,7 @@ def tokenize(lines: list[str], cfg: BLEUConfig) -> list[list[str]]:
         return [line.split() for line in lines]
     if name == "perl-whitespace":
         return [perl_split(line) for line in lines]
-    tok = get_tokenizer(name)
+    tok = tokenizer_of(name)
     return [list(tok(line)) for line in lines]
 
 
@@ -107,7 +107,7 @@ def _tokens_namespace(cfg: BLEUConfig) -> str:
     sacre = sacrebleu_name(name)
     tok: Any = sacrebleu_tokenizer(sacre) if sacre is not None else None
     if tok is None and name not in ("whitespace", "perl-whitespace"):
-        tok = get_tokenizer(name)
+        tok = tokenizer_of(name)
     identity = getattr(tok, "signature", None) or getattr(tok, "version", None) or ""
     return f"bleu|{_token_settings(cfg)!r}|{identity}"
 

@@ -39,6 +39,7 @@ from ...errors import InvalidInputError, unknown_option
 from ...signature import sig_field
 from ...stats import Stats, StatsBatch
 from ...text.porter import porter_stem
+from ...text.tokenizers import tokenizer_help
 from ...text.wordnet import WORDNET_VERSION, synonyms
 from .._tokenised import TokenFamily, as_segment, check_tokenizer
 from ..base import Result, check_number, safe_div
@@ -60,7 +61,9 @@ class METEORConfig:
     stemmer: str = sig_field("stem", "porter", help="stem stage: NLTK's Porter stemmer, or none", choices=_STEMMERS)
     wordnet: str = sig_field("wn", WORDNET_VERSION, help="synonym stage: WordNet 3.0, or none", choices=_WORDNETS)
     tokenizer: str = sig_field(
-        "tok", "whitespace", help="how strings become words; 'none' for pre-tokenised input (lists of tokens)"
+        "tok",
+        "whitespace",
+        help=tokenizer_help("meteor", "how strings become words; 'none' for pre-tokenised input (lists of tokens)"),
     )
     preset: str | None = sig_field("preset", None)
 
@@ -76,7 +79,7 @@ class METEORConfig:
             raise unknown_option("stemmer", self.stemmer, _STEMMERS)
         if self.wordnet not in _WORDNETS:
             raise unknown_option("wordnet", self.wordnet, _WORDNETS)
-        check_tokenizer(self.tokenizer)
+        check_tokenizer(self, "meteor")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -50,11 +50,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._inputs import ReferenceSets, check_pairs
 from ..._np import is_numpy_bool, is_numpy_number, loaded
-from ...errors import InvalidInputError, UnknownOptionError, unknown_option, warn
+from ...errors import InvalidInputError, unknown_option, warn
 from ...signature import sig_field
 from ...stats import Stats, StatsBatch
 from ...text.coverage import flagged, warn_flagged
 from ...text.rouge_tokenize import BUILTIN_TOKENIZERS, STEMMERS, ascii_kept_fraction
+from ...text.tokenizers import tokenizer_help
 from ..base import MAX_WORKERS, Family, Result, check_number
 from .kernel import TYPE_FORMS, parse_rouge_type, rouge_columns
 from .scores import AggregateScore, RougeScore
@@ -125,7 +126,9 @@ class RougeConfig:
     """
 
     rouge_types: tuple[str, ...] = sig_field("types", DEFAULT_TYPES)
-    tokenizer: str = sig_field("tok", "unicode")  # or a text.registry.CallableTokenizer
+    tokenizer: str = sig_field(  # or a text.registry.CallableTokenizer
+        "tok", "unicode", help=tokenizer_help("rouge", "how text becomes words (or a callable, in Python)")
+    )
     use_stemmer: bool = sig_field("stem", False)
     stemmer: str | None = sig_field("stemmer", None)
     remove_stopwords: bool = sig_field("stop", False)
@@ -168,18 +171,13 @@ class RougeConfig:
                 f"rouge: tokenizer {self.tokenizer.name!r} is a Python callable; the signature records only its name "
                 f"({self.tokenizer}), not what it does: the numbers repeat only with the same function"
             )
-        elif self.tokenizer not in BUILTIN_TOKENIZERS:
-            from ...text import get_tokenizer
-            from ...text.registry import check_tokenizer_name, public_tokenizers, resolve_ja_mecab
+        else:
+            from ...text.tokenizers import resolve, tokenizer
 
-            valid = [*BUILTIN_TOKENIZERS, *public_tokenizers()]
-            check_tokenizer_name(self.tokenizer, valid)
             # "ja-mecab" is the registry's: fugashi with UniDic-lite; the signature names the dictionary
-            object.__setattr__(self, "tokenizer", resolve_ja_mecab(self.tokenizer, "ja-mecab-unidic-lite"))
-            try:
-                get_tokenizer(self.tokenizer)  # fail early, with the install hint of an optional tokenizer
-            except UnknownOptionError:
-                raise unknown_option("tokenizer", self.tokenizer, valid) from None
+            object.__setattr__(self, "tokenizer", resolve(self.tokenizer, "rouge"))
+            if self.tokenizer not in BUILTIN_TOKENIZERS:
+                tokenizer(self.tokenizer)  # fail early, with the install hint of an optional tokenizer
         if self.scoring not in SCORINGS:
             raise unknown_option("scoring", self.scoring, list(SCORINGS))
         if self.stemmer is None:

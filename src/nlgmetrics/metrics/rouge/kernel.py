@@ -113,9 +113,9 @@ def _tokenizer_of(cfg: RougeConfig) -> str | Callable[[str], list[str]]:
         return cfg.tokenizer  # type: ignore[no-any-return]
     if cfg.tokenizer in ("unicode", "rouge-score", "rouge155"):
         return cfg.tokenizer
-    from ...text import get_tokenizer
+    from ...text.tokenizers import tokenizer
 
-    return get_tokenizer(cfg.tokenizer)
+    return tokenizer(cfg.tokenizer)
 
 
 class _Prepared:
