@@ -126,7 +126,6 @@ COCO_COMMAND = CocoCommand(
     "nlgmetrics.metrics.coco:COCO",
     key="coco",
     label="COCO",
-    derive_options=True,
     coco_json=True,
     several=True,
     help="COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D (and METEOR 1.5 with --meteor) as pycocoevalcap "
@@ -138,7 +137,6 @@ CIDER_COMMAND = CocoCommand(
     "nlgmetrics.metrics.cider:CIDER",
     key="cider",
     label="CIDEr",
-    derive_options=True,
     coco_json=True,
     help="CIDEr-D (--preset cider-d, pycocoevalcap's Cider) or CIDEr (--preset cider) of image captions",
 )
@@ -148,7 +146,6 @@ METEOR15_COMMAND = CocoCommand(
     "nlgmetrics.metrics.meteor15:METEOR15",
     key="meteor15",
     label="METEOR",
-    derive_options=True,
     coco_json=True,
     help="METEOR 1.5 as pycocoevalcap 1.2's Meteor (its meteor-1.5.jar: needs Java and the coco-meteor extra)",
 )

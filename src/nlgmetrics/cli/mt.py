@@ -36,6 +36,8 @@ __all__ = [
 _CONFIDENCE = Opt("confidence", type=int, help="add a bootstrap 95%% confidence interval over N resamples")
 _SEED = Opt("seed", type=int, help="seed of the resampling (default: 12345, sacrebleu's)")
 
+# The flags of the three commands are the config fields of their families (FamilyCommand); these add the flags
+# that are no field, and sacrebleu's spellings and help of the tokenizer.
 BLEU_OPTIONS = (
     Opt(
         "tokenizer",
@@ -43,39 +45,12 @@ BLEU_OPTIONS = (
         "whitespace, perl-whitespace",
         aliases=("--tokenize", "-tok"),
     ),
-    Opt("spm_model", help="spBLEU (flores101, flores200, spBLEU-1K): the SentencePiece model file you have"),
-    Opt("lowercase", help="lowercase first (ASCII letters only under the moses preset)"),
-    Opt("max_order", help="largest n-gram order (default: 4, or the number of --weights)"),
-    Opt("weights", help="one weight per order (default: uniform)"),
-    Opt("smoothing", help="exp, floor, add-k, none (sacrebleu); method0..method7 (nltk)"),
-    Opt("smooth_value", help="floor value, k, epsilon or alpha of the smoothing"),
-    Opt("effective_order", help="sacrebleu: leave out the orders no n-gram reaches"),
-    Opt("auto_reweigh", help="nltk: uniform weights over a hypothesis shorter than 4 tokens"),
-    Opt("ref_length", choices=("closest", "shortest", "longest"), help="which reference length counts"),
-    Opt("scale", type=float, help="100 (scores in 0-100) or 1 (in 0-1)"),
     Opt("explain", help="also print per-order matches, precisions, brevity penalty, smoothing and why"),
     _CONFIDENCE,
     _SEED,
 )
-CHRF_OPTIONS = (
-    Opt("char_order", help="character n-gram order"),
-    Opt("word_order", help="word n-gram order (2: chrF++)"),
-    Opt("beta", help="weight of recall against precision"),
-    Opt("lowercase", help="lowercase first"),
-    Opt("whitespace", help="keep whitespace in character n-grams"),
-    Opt("eps_smoothing", help="epsilon smoothing (chrF++.py, NLTK, Moses) instead of effective-order averaging"),
-    _CONFIDENCE,
-    _SEED,
-)
-TER_OPTIONS = (
-    Opt("normalized", help="Tercom normalisation: tokenize punctuation"),
-    Opt("no_punct", help="remove punctuation"),
-    Opt("asian_support", help="split CJK characters (with --normalized), remove CJK punctuation (with --no-punct)"),
-    Opt("case_sensitive", help="do not lowercase"),
-    Opt("workers", type=int, help="processes for large inputs (never changes the score)"),
-    _CONFIDENCE,
-    _SEED,
-)
+CHRF_OPTIONS = (_CONFIDENCE, _SEED)
+TER_OPTIONS = (_CONFIDENCE, _SEED)
 COMPARE_OPTIONS = (
     Opt("baseline", help="the baseline system's output, one segment per line (required)"),
     Opt("metric", choices=("bleu", "chrf", "ter"), help="the metric to compare on (default: bleu)"),
@@ -178,7 +153,9 @@ class _Comparison:
 class CompareCommand(Command):
     """``nlgmetrics compare``: a paired significance test of ``--pred`` against ``--baseline``."""
 
-    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
+    def add_arguments(
+        self, parser: argparse._ActionsContainer, conventions: argparse._ActionsContainer | None = None
+    ) -> None:
         for opt in self.options:
             kwargs: dict[str, Any] = {"help": opt.help}
             if opt.name == "baseline":

@@ -33,7 +33,6 @@ def _family_command(name: str) -> Command:
         key=name,
         label=entry.label or name,
         help=entry.help,
-        derive_options=True,
     )
 
 
@@ -54,6 +53,7 @@ register(
         key="f1",
         label="BERTScore F1",
         options=PLOT_OPTIONS,
+        derive_options=False,
         help="PNG heatmap of the token similarities of one segment (CJK tokens drawn with a CJK font)",
     )
 )
