@@ -109,7 +109,12 @@ class LearnedCommand(FamilyCommand):
         inp.add_argument("--ref", "-r", metavar="FILE", help="references, one per line")
         opts = parser.add_argument_group("metric options")
         presets, default = self.presets()
-        opts.add_argument("--preset", choices=presets, default=None, help=f"(default: {default})")
+        opts.add_argument(
+            "--preset",
+            choices=presets,
+            default=None,
+            help=f"named settings that reproduce a reference tool (default: {default})",
+        )
         self.add_arguments(opts, parser.add_argument_group(CONVENTIONS_TITLE))
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print one JSON object instead of comet-score's lines")
