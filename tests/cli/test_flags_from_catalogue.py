@@ -183,3 +183,30 @@ def test_a_command_row_adds_spellings_and_flags_that_are_no_field():
 def test_sig_field_refuses_an_unknown_role():
     with pytest.raises(ValueError, match="role 'flag'"):
         sig_field("x", 1, role="flag")
+
+
+# ------------------------------------------------------------------------------------------ compare --metric
+def test_compare_offers_every_family_of_the_catalogue():
+    action = _flags(_subparser("compare"))["--metric"]
+    assert tuple(action.choices) == tuple(sorted(CATALOG))
+
+
+def test_compare_on_another_family_is_that_familys_paired_test(cli, write):
+    import nlgmetrics as nm
+    from nlgmetrics.metrics.significance import paired_test_from_stats
+
+    preds = ["the cat sat on the mat", "hello world", "it is raining today"]
+    base = ["a cat on a mat", "hello", "rain today"]
+    refs = ["the cat is on the mat", "hello there world", "it rains today"]
+    pred, bl, ref = write("p.txt", preds), write("b.txt", base), write("r.txt", refs)
+    args = ("compare", "--pred", pred, "--baseline", bl, "--ref", ref, "--n-samples", "20", "--json")
+    out = cli(*args, "--metric", "rouge", "--score", "rougeL").json()
+    family = get_family("rouge")
+    cfg = family.make_config(None)
+    stats = [family.batch_stats(x, [[r] for r in refs], cfg) for x in (base, preds)]
+    want = paired_test_from_stats(family, cfg, *stats, n_samples=20, score="rougeL")
+    assert (out["baseline"], out["system"], out["p_value"]) == (want.baseline, want.system, want.p_value)
+    assert out["baseline"] == nm.rouge(base, refs).score["rougeL"]
+    run = cli(*args, "--metric", "sari")
+    assert run.code == 2
+    assert "sources" in run.err

@@ -7,7 +7,9 @@
 * ``--confidence N`` on these three adds a bootstrap confidence interval over N resamples (``sacrebleu
   --confidence --confidence-n N``).
 * ``nlgmetrics compare --baseline base.txt --pred system.txt --ref ref.txt [--metric bleu] [--test bs|ar]`` is
-  ``sacrebleu ref.txt -i base.txt system.txt --paired-bs`` (or ``--paired-ar``) for one system.
+  ``sacrebleu ref.txt -i base.txt system.txt --paired-bs`` (or ``--paired-ar``) for one system. ``--metric`` takes
+  any family of the catalogue whose inputs are text (``--score`` picks the value of one whose score holds several:
+  ``--metric rouge --score rougeL``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 from typing import Any
 
 from ..errors import InvalidInputError
+from ..metrics.catalog import CATALOG
 from .command import Command, FamilyCommand, Opt, Outcome, outcome_of
 from .io import read_lines
 
@@ -53,7 +56,13 @@ CHRF_OPTIONS = (_CONFIDENCE, _SEED)
 TER_OPTIONS = (_CONFIDENCE, _SEED)
 COMPARE_OPTIONS = (
     Opt("baseline", help="the baseline system's output, one segment per line (required)"),
-    Opt("metric", choices=("bleu", "chrf", "ter"), help="the metric to compare on (default: bleu)"),
+    Opt(
+        "metric",
+        choices=tuple(sorted(CATALOG)),
+        help="the metric to compare on (default: bleu): a family of the catalogue whose inputs are text (bleu, chrf, "
+        "ter, wer, cer, nls, anls, meteor, rouge with --score, ...)",
+    ),
+    Opt("score", help="the value to compare when the metric's score holds several (rouge: rougeL; coco: CIDEr)"),
     Opt("test", choices=("bs", "ar"), help="bs: paired bootstrap (default), ar: approximate randomization"),
     Opt("n_samples", type=int, help="resamples (bs, default 1000) or trials (ar, default 10000)"),
     Opt("n_confidence", type=int, help="ar: also bootstrap the system's 95%% interval over N resamples"),
@@ -147,6 +156,7 @@ class _Comparison:
     n_samples: int | None
     n_confidence: int
     seed: int
+    score: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,7 +173,9 @@ class CompareCommand(Command):
             elif opt.name == "option":
                 kwargs.update(action="append", metavar="KEY=VALUE")
             elif opt.choices is not None:
-                kwargs["choices"] = opt.choices
+                kwargs.update(choices=opt.choices, metavar="NAME" if opt.name == "metric" else None)
+            elif opt.name == "score":
+                kwargs["metavar"] = "NAME"
             else:
                 kwargs.update(type=opt.type or str, metavar="N")
             parser.add_argument(opt.option, dest=f"opt_{opt.name}", default=None, **kwargs)
@@ -179,6 +191,8 @@ class CompareCommand(Command):
         metric_options = dict(_parse_option(o) for o in options.get("option") or ())
         family = _family(metric)
         family.make_config(preset, **metric_options)  # a bad option fails before any file is read
+        if family.uses_sources:
+            raise InvalidInputError(f"compare reads no sources, which {metric} needs: compare it with `evaluate`")
         test = options.get("test") or "bs"
         n_confidence = options.get("n_confidence")
         if n_confidence is not None and test != "ar":
@@ -193,6 +207,7 @@ class CompareCommand(Command):
             options.get("n_samples"),
             n_confidence if n_confidence is not None else -1,
             int(options["seed"]) if options.get("seed") is not None else 12345,
+            options.get("score"),
         )
 
     def compute(
@@ -218,14 +233,19 @@ class CompareCommand(Command):
             n_samples=config.n_samples,
             n_confidence=config.n_confidence,
             seed=config.seed,
+            score=config.score,
         )
         details = result.to_dict()
         signature = details.pop("signature")
         settings = {"metric": config.metric, "preset": config.preset, **dataclasses.asdict(cfg)}
+        if config.score is not None:
+            settings["score"] = config.score
         return Outcome(details.pop("p_value"), signature, settings, details, None)
 
     def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
         metric = out.settings.get("metric", "")
+        if out.settings.get("score") is not None:
+            metric = f"{metric} {out.settings['score']}"
         return [
             ("baseline", f"Baseline {metric}", out.diagnostics.get("baseline")),
             ("system", f"System {metric}", out.diagnostics.get("system")),
