@@ -68,8 +68,9 @@ def sig_field(
 
 
 def field_role(field: dataclasses.Field[Any]) -> str:
-    """The :data:`ROLES` entry of a config field (``"option"`` unless its metadata says otherwise)."""
-    role: str = field.metadata.get("role", "option")
+    """The :data:`ROLES` entry of a config field (``"option"`` unless its metadata says otherwise; the older
+    ``metadata={"cli": False}`` reads as ``"internal"``)."""
+    role: str = field.metadata.get("role") or ("internal" if field.metadata.get("cli") is False else "option")
     return role
 
 

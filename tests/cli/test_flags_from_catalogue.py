@@ -210,3 +210,12 @@ def test_compare_on_another_family_is_that_familys_paired_test(cli, write):
     run = cli(*args, "--metric", "sari")
     assert run.code == 2
     assert "sources" in run.err
+
+
+def test_the_older_cli_false_metadata_reads_as_internal():
+    @dataclasses.dataclass(frozen=True)
+    class Old:
+        family: str = dataclasses.field(default="x", metadata={"cli": False})
+
+    assert field_role(dataclasses.fields(Old)[0]) == "internal"
+    assert derived_options(Old) == ()
