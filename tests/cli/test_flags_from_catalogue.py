@@ -81,6 +81,7 @@ def test_every_flag_has_help(name):
         if a.option_strings and (not a.help or a.help == argparse.SUPPRESS or a.help.startswith("(default"))
     )
     assert not missing, f"{_command(name)}: flags without help: {missing}"
+    assert "--help" in parser.format_help()  # every help text formats (a lone % would raise here)
 
 
 def test_the_fields_that_are_no_flags_are_few_and_marked():

@@ -148,7 +148,7 @@ class Command:
             kwargs = self._argument(opt)
             if kwargs.get("choices") is None and "action" not in kwargs:
                 kind = kwargs.get("type")
-                kwargs["metavar"] = "INT" if kind is int else "FLOAT" if kind is float else "VALUE"
+                kwargs.setdefault("metavar", "INT" if kind is int else "FLOAT" if kind is float else "VALUE")
             target.add_argument(opt.option, *opt.aliases, dest=f"opt_{opt.name}", default=None, **kwargs)
             if opt.negative:
                 target.add_argument(
