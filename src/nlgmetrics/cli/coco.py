@@ -102,17 +102,9 @@ def coco_columns(args: argparse.Namespace) -> tuple[Column, list[Column]] | None
 
 @dataclasses.dataclass(frozen=True)
 class CocoCommand(FamilyCommand):
-    """A family command that also reads the COCO results and annotations JSON files (``coco_json``); for the
-    suite, one headline value per score."""
+    """A family command that also reads the COCO results and annotations JSON files (``coco_json``)."""
 
     streams: bool = False  # read whole: see FamilyCommand.streams
-
-    several: bool = False
-
-    def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
-        if self.several:
-            return [(name, name, value) for name, value in out.score.items()]
-        return super().headlines(out)
 
     def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
         out = super().outcome(result, config, batch)
@@ -127,7 +119,6 @@ COCO_COMMAND = CocoCommand(
     key="coco",
     label="COCO",
     coco_json=True,
-    several=True,
     help="COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D (and METEOR 1.5 with --meteor) as pycocoevalcap "
     "1.2 computes them (--pred results.json --ref annotations.json, or the usual files)",
 )

@@ -20,7 +20,7 @@ import dataclasses
 import importlib
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import NlgMetricsError
@@ -164,7 +164,10 @@ class Command:
         return (), None
 
     def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
-        """``(json key, label, value)`` of each headline value; one by default, several for e.g. ROUGE-1/2/L."""
+        """``(json key, label, value)`` of each headline value: the score, or each value of a score that holds
+        several by name (ROUGE's rouge1/rouge2/rougeL, the COCO suite's, pass@k's per k)."""
+        if isinstance(out.score, Mapping):
+            return [(name, name, value) for name, value in out.score.items()]
         return [(self.key, self.label, out.score)]
 
     def configure(self, preset: str | None, options: dict[str, Any]) -> Any:

@@ -40,11 +40,6 @@ class FieldsCommand(FamilyCommand):
     reads_logs: bool = False
     structured: bool = True
 
-    def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
-        if isinstance(out.score, dict):
-            return [(key, key, value) for key, value in out.score.items()]
-        return super().headlines(out)
-
     def read_inputs(self, args: argparse.Namespace) -> tuple[Any, Any] | None:
         if args.ref:
             raise CLIInputError(f"{self.name} reads one JSON Lines file (--pred) holding both fields; drop --ref")

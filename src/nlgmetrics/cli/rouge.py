@@ -27,10 +27,7 @@ ROUGE_OPTIONS = (
 
 @dataclasses.dataclass(frozen=True)
 class RougeCommand(FamilyCommand):
-    """``nlgmetrics rouge``: one headline value per ROUGE type."""
-
-    def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
-        return [(name, name, value) for name, value in out.score.items()]
+    """``nlgmetrics rouge``: one headline value per ROUGE type (the score holds one per type), shown once."""
 
     def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
         out = super().outcome(result, config, batch)
