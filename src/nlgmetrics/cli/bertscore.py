@@ -80,16 +80,14 @@ def _quiet() -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class BERTScoreCommand(FamilyCommand):
-    """``nlgmetrics bertscore``: the family's corpus config, so ``--idf`` means idf over the references given."""
+    """``nlgmetrics bertscore``: bert-score's spellings of the input flags, and the packages it needs (its config is
+    the family's corpus config, so ``--idf`` means idf over the references given)."""
 
     #: bert-score's own flags for the candidates and references (``bert-score -c cands.txt -r refs.txt``)
     flag_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"pred": ("-c", "--cand"), "ref": ("-r",)}
     #: the extra and the packages without which nothing here runs (checked before the model is looked for)
     requires: ClassVar[tuple[str, tuple[str, ...]]] = ("bertscore", ("torch", "transformers"))
     streams: bool = False  # read whole: see FamilyCommand.streams
-
-    def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
-        return self.metric().corpus_config(preset, **options)
 
 
 @dataclasses.dataclass(frozen=True)

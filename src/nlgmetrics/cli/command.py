@@ -229,7 +229,11 @@ class FamilyCommand(Command):
         return tuple(family.presets), family.default_preset
 
     def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
-        return self.metric().make_config(preset, **options)
+        """The family's config for a whole corpus: ``corpus_config`` where the family has one (BERTScore's ``idf``
+        takes the weights from the references given), else ``make_config``."""
+        family = self.metric()
+        build = getattr(family, "corpus_config", family.make_config)
+        return build(preset, **options)
 
     def compute(
         self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
