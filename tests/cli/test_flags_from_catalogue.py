@@ -220,3 +220,11 @@ def test_the_older_cli_false_metadata_reads_as_internal():
 
     assert field_role(dataclasses.fields(Old)[0]) == "internal"
     assert derived_options(Old) == ()
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_a_convention_field_is_marked_so(name):
+    """A field named for whose arithmetic it follows is set by the presets: its flag is listed with them."""
+    for f in _fields(name):
+        if f.name in ("convention", "scoring"):
+            assert field_role(f) == "convention", f"{name}.{f.name}"
