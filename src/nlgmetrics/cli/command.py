@@ -219,9 +219,10 @@ class FamilyCommand(Command):
         hint = _field_types(self.metric().config_cls).get(opt.name)
         if opt.type is None:
             kwargs.update(_argparse_type(hint))
-        if field.default is not dataclasses.MISSING and field.default is not None and "(default:" not in kwargs["help"]:
+        default = _default(self.metric(), field)
+        if default is not None and "(default:" not in kwargs["help"]:
             shown = kwargs["help"] + " " if kwargs["help"] else ""
-            kwargs["help"] = f"{shown}(default: {field.default})"
+            kwargs["help"] = f"{shown}(default: {default})"
         return kwargs
 
     def presets(self) -> tuple[Sequence[str], str | None]:
@@ -293,6 +294,15 @@ def _with_segment_headlines(
     rows = [dict(zip(names, map(float, seg), strict=True)) for seg in zip(*values.values(), strict=True)]
     outcome = outcome_of(result, dataclasses.asdict(config))
     return dataclasses.replace(outcome, segments=rows)
+
+
+def _default(family: Any, field: dataclasses.Field[Any]) -> Any:
+    """What a field is when its flag is not given: the default preset's value, else the field's default."""
+    presets = getattr(family, "presets", None) or {}
+    chosen = presets.get(getattr(family, "default_preset", None) or "", {})
+    if field.name in chosen:
+        return chosen[field.name]
+    return None if field.default is dataclasses.MISSING else field.default
 
 
 def _field_types(config_cls: type) -> dict[str, Any]:

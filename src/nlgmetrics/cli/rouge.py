@@ -20,9 +20,7 @@ from .command import FamilyCommand, Opt, Outcome
 __all__ = ["ROUGE_COMMAND", "ROUGE_OPTIONS", "RougeCommand"]
 
 # the flags are the config fields (FamilyCommand); this adds the tokenizer's help
-ROUGE_OPTIONS = (
-    Opt("tokenizer", help="unicode (default), rouge-score, rouge155, ja-mecab, zh-jieba, char, whitespace"),
-)
+ROUGE_OPTIONS = (Opt("tokenizer", help="unicode, rouge-score, rouge155, ja-mecab, zh-jieba, char, whitespace"),)
 
 
 @dataclasses.dataclass(frozen=True)
