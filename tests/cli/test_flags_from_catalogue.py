@@ -228,3 +228,8 @@ def test_a_convention_field_is_marked_so(name):
     for f in _fields(name):
         if f.name in ("convention", "scoring"):
             assert field_role(f) == "convention", f"{name}.{f.name}"
+
+
+def test_the_help_shows_the_default_presets_value():
+    unit = _flags(_subparser("cer"))["--unit"]
+    assert unit.help.endswith("(default: char)")  # the field's own default is "word"; cer's jiwer preset sets char
