@@ -1,50 +1,14 @@
-"""Subcommands of the edit-distance and ANLS families: ``nls``, ``edit-distance``, ``cer``, ``wer``, ``anls`` and
-``anls-star``. Each is named in its family's catalogue entry (``cli=``); their flags are the config fields (see
-:func:`~nlgmetrics.cli.command.derived_options`), and a command here only adds an input format or its help."""
+"""Subcommands of the ANLS families, ``anls`` and ``anls-star``, each named in its family's catalogue entry
+(``cli=``): their flags are the config fields (see :func:`~nlgmetrics.cli.command.derived_options`), and a command
+here only adds its input format (the DocVQA JSON layout; JSON values). ``nls``, ``edit-distance``, ``cer`` and
+``wer`` are the generic command of their catalogue entries."""
 
 from __future__ import annotations
 
 from .command import FamilyCommand
 
-__all__ = [
-    "ANLS_COMMAND",
-    "ANLS_STAR_COMMAND",
-    "CER_COMMAND",
-    "EDIT_DISTANCE_COMMAND",
-    "NLS_COMMAND",
-    "WER_COMMAND",
-]
+__all__ = ["ANLS_COMMAND", "ANLS_STAR_COMMAND"]
 
-_EDIT = "nlgmetrics.metrics.edit"
-
-NLS_COMMAND = FamilyCommand(
-    "nls",
-    "nlgmetrics.metrics.nls:NLS",
-    key="nls",
-    label="NLS",
-    help="normalised Levenshtein similarity, 1 - lev / max(len); the best of several references counts",
-)
-EDIT_DISTANCE_COMMAND = FamilyCommand(
-    "edit-distance",
-    f"{_EDIT}:EDIT_DISTANCE",
-    key="edit_distance",
-    label="Edit distance",
-    help="exact character Levenshtein distance (torchmetrics' EditDistance); the closest reference counts",
-)
-CER_COMMAND = FamilyCommand(
-    "cer",
-    f"{_EDIT}:CER",
-    key="cer",
-    label="CER",
-    help="character error rate over the corpus, as jiwer.cer; one reference per segment",
-)
-WER_COMMAND = FamilyCommand(
-    "wer",
-    f"{_EDIT}:WER",
-    key="wer",
-    label="WER",
-    help="word error rate over the corpus, as jiwer.wer; one reference per segment",
-)
 ANLS_COMMAND = FamilyCommand(
     "anls",
     "nlgmetrics.metrics.anls:ANLS",

@@ -93,8 +93,8 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.edit:CER",
         ("cer",),
         "CharErrorRate",
-        "character error rate over the corpus, as jiwer.cer",
-        cli="nlgmetrics.cli.basic:CER_COMMAND",
+        "character error rate over the corpus, as jiwer.cer; one reference per segment",
+        label="CER",
     ),
     "character": _E(
         "nlgmetrics.metrics.character:CHARACTER",
@@ -149,8 +149,8 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.edit:EDIT_DISTANCE",
         ("edit_distance",),
         "EditDistance",
-        "exact character Levenshtein distance",
-        cli="nlgmetrics.cli.basic:EDIT_DISTANCE_COMMAND",
+        "exact character Levenshtein distance (torchmetrics' EditDistance); the closest reference counts",
+        label="Edit distance",
     ),
     "eed": _E(
         "nlgmetrics.metrics.eed:EED",
@@ -220,8 +220,8 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.nls:NLS",
         ("nls",),
         "NormalizedLevenshteinSimilarity",
-        "normalised Levenshtein similarity, 1 - lev / max(len)",
-        cli="nlgmetrics.cli.basic:NLS_COMMAND",
+        "normalised Levenshtein similarity, 1 - lev / max(len); the best of several references counts",
+        label="NLS",
     ),
     "pass_at_k": _E(
         "nlgmetrics.metrics.sampling:PASS_AT_K",
@@ -275,8 +275,8 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.edit:WER",
         ("wer",),
         "WordErrorRate",
-        "word error rate over the corpus, as jiwer.wer",
-        cli="nlgmetrics.cli.basic:WER_COMMAND",
+        "word error rate over the corpus, as jiwer.wer; one reference per segment",
+        label="WER",
     ),
     "wil": _E(
         "nlgmetrics.metrics.edit:WIL",
