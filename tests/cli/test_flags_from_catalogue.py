@@ -237,3 +237,15 @@ def test_a_convention_field_is_marked_so(name):
 def test_the_help_shows_the_default_presets_value():
     unit = _flags(_subparser("cer"))["--unit"]
     assert unit.help.endswith("(default: char)")  # the field's own default is "word"; cer's jiwer preset sets char
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_the_entry_names_a_known_reader(name):
+    assert CATALOG[name].reader in ("text", "docvqa", "json")
+
+
+def test_a_reader_in_the_catalogue_is_the_generic_commands_input_format(cli, write, write_jsonl):
+    docvqa = write("dv.json", text='[{"answer": "denver broncos", "gt_answers": ["Denver Broncos"]}]')
+    assert cli("anls", "--pred", docvqa, "--json").json()["anls"] == 1.0
+    both = write_jsonl("s.jsonl", [{"prediction": {"total": "12.50"}, "references": {"total": "12.50"}}])
+    assert cli("anls-star", "--pred", both, "--json").json()["anls_star"] == 1.0  # JSON values, not strings

@@ -83,6 +83,8 @@ def _family_command(name: str) -> Command:
         key=name,
         label=entry.label or name,
         help=entry.help,
+        docvqa=entry.reader == "docvqa",
+        structured=entry.reader == "json",
     )
 
 

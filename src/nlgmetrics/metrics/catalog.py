@@ -42,6 +42,9 @@ class Entry(NamedTuple):
     * ``label``: the name of the headline value in human-readable output (default: the family name).
     * ``in_process``: ``nlgmetrics evaluate`` runs it in the main process (a large model loads once, or one JVM
       starts once).
+    * ``reader``: what the generic command reads: ``"text"`` (strings, one per line or per JSON Lines field),
+      ``"docvqa"`` (that, or the DocVQA JSON layout given as ``--pred`` alone) or ``"json"`` (JSON values:
+      objects, lists, numbers; several ``--ref`` files are alternatives).
     """
 
     target: str
@@ -52,6 +55,7 @@ class Entry(NamedTuple):
     cli: str | None = None
     label: str | None = None
     in_process: bool = False
+    reader: str = "text"
 
     @property
     def module(self) -> str:
@@ -64,15 +68,18 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.anls:ANLS",
         ("anls",),
         "ANLS",
-        "Average Normalized Levenshtein Similarity (DocVQA, ST-VQA, InfographicVQA)",
-        cli="nlgmetrics.cli.basic:ANLS_COMMAND",
+        "Average Normalized Levenshtein Similarity (DocVQA, ST-VQA, InfographicVQA); reads the DocVQA JSON layout too",
+        label="ANLS",
+        reader="docvqa",
     ),
     "anls_star": _E(
         "nlgmetrics.metrics.anls_star:ANLS_STAR",
         ("anls_star", "anls_star_score"),
         "ANLSStar",
-        "ANLS* over structured answers (JSON values)",
-        cli="nlgmetrics.cli.basic:ANLS_STAR_COMMAND",
+        "ANLS* over structured answers: one JSON value per line of JSON Lines (objects, lists, strings, numbers, "
+        "null); several --ref files are alternatives",
+        label="ANLS*",
+        reader="json",
     ),
     "bertscore": _E(
         "nlgmetrics.metrics.bertscore:BERTSCORE",
