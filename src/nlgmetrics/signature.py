@@ -12,21 +12,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["NOT_FLAGS", "ROLES", "build_signature", "field_role", "format_value", "sig_field"]
-
-
-#: What a config field is to the interfaces built from the config (the metadata key ``role``):
-#:
-#: * ``"option"`` (the default): a setting a user picks; the command line has a flag for it;
-#: * ``"convention"``: an arithmetic convention that the presets set (whose tokenisation, rounding or averaging);
-#:   still a flag, listed apart under "conventions (normally set by --preset)";
-#: * ``"object"``: holds a Python object (precomputed idf weights), so it is given from Python only;
-#: * ``"resolved"``: filled in from other fields or from the inputs (a baseline read from its file, a model's
-#:   digest, the lm-eval filter an eval log carries); never given as a flag of its own;
-#: * ``"internal"``: set by the family itself (which checkpoint class a config is for).
-ROLES = ("option", "convention", "object", "resolved", "internal")
-#: The roles of fields that are no flag of the command line.
-NOT_FLAGS = frozenset({"object", "resolved", "internal"})
+__all__ = ["build_signature", "format_value", "sig_field"]
 
 
 def sig_field(
@@ -65,6 +51,20 @@ def sig_field(
     if default is dataclasses.MISSING:
         return dataclasses.field(metadata=metadata, **kwargs)
     return dataclasses.field(default=default, metadata=metadata, **kwargs)
+
+
+#: What a config field is to the interfaces built from the config (the metadata key ``role``):
+#:
+#: * ``"option"`` (the default): a setting a user picks; the command line has a flag for it;
+#: * ``"convention"``: an arithmetic convention that the presets set (whose tokenisation, rounding or averaging);
+#:   still a flag, listed apart under "conventions (normally set by --preset)";
+#: * ``"object"``: holds a Python object (precomputed idf weights), so it is given from Python only;
+#: * ``"resolved"``: filled in from other fields or from the inputs (a baseline read from its file, a model's
+#:   digest, the lm-eval filter an eval log carries); never given as a flag of its own;
+#: * ``"internal"``: set by the family itself (which checkpoint class a config is for).
+ROLES = ("option", "convention", "object", "resolved", "internal")
+#: The roles of fields that are no flag of the command line.
+NOT_FLAGS = frozenset({"object", "resolved", "internal"})
 
 
 def field_role(field: dataclasses.Field[Any]) -> str:
