@@ -21,13 +21,18 @@ def sig_field(
     *,
     help: str | None = None,
     choices: Any = None,
+    role: str | None = None,
+    flags: tuple[str, ...] = (),
+    negative: str | None = None,
     **kwargs: Any,
 ) -> Any:
     """A dataclass field that appears in the signature under ``key`` (``None``: a field that does not change the
     number, left out of the signature). ``help`` and ``choices`` describe the option for the command line and
-    the docs (see :func:`nlgmetrics.cli.command.derived_options`). A field whose ``metadata`` holds
-    ``omit_none=True`` appears only when it is set (an option added later leaves the signatures without it as
-    they were)."""
+    the docs (see :func:`nlgmetrics.cli.command.derived_options`); ``role`` says what the field is to them (one
+    of :data:`ROLES`; default ``"option"``); ``flags`` are further spellings of its flag (``("-tok",)``) and
+    ``negative`` a flag that sets a boolean field to false (``"--quiet"`` for ``progress``). A field whose
+    ``metadata`` holds ``omit_none=True`` appears only when it is set (an option added later leaves the
+    signatures without it as they were)."""
     metadata = dict(kwargs.pop("metadata", {}) or {})
     if key:
         metadata["signature"] = key
@@ -35,9 +40,38 @@ def sig_field(
         metadata["help"] = help
     if choices is not None:
         metadata["choices"] = tuple(choices)
+    if role is not None:
+        if role not in ROLES:
+            raise ValueError(f"role {role!r}: expected one of {', '.join(ROLES)}")
+        metadata["role"] = role
+    if flags:
+        metadata["flags"] = tuple(flags)
+    if negative is not None:
+        metadata["negative"] = negative
     if default is dataclasses.MISSING:
         return dataclasses.field(metadata=metadata, **kwargs)
     return dataclasses.field(default=default, metadata=metadata, **kwargs)
+
+
+#: What a config field is to the interfaces built from the config (the metadata key ``role``):
+#:
+#: * ``"option"`` (the default): a setting a user picks; the command line has a flag for it;
+#: * ``"convention"``: an arithmetic convention that the presets set (whose tokenisation, rounding or averaging);
+#:   still a flag, listed apart under "conventions (normally set by --preset)";
+#: * ``"object"``: holds a Python object (precomputed idf weights), so it is given from Python only;
+#: * ``"resolved"``: filled in from other fields or from the inputs (a baseline read from its file, a model's
+#:   digest, the lm-eval filter an eval log carries); never given as a flag of its own;
+#: * ``"internal"``: set by the family itself (which checkpoint class a config is for).
+ROLES = ("option", "convention", "object", "resolved", "internal")
+#: The roles of fields that are no flag of the command line.
+NOT_FLAGS = frozenset({"object", "resolved", "internal"})
+
+
+def field_role(field: dataclasses.Field[Any]) -> str:
+    """The :data:`ROLES` entry of a config field (``"option"`` unless its metadata says otherwise; the older
+    ``metadata={"cli": False}`` reads as ``"internal"``)."""
+    role: str = field.metadata.get("role") or ("internal" if field.metadata.get("cli") is False else "option")
+    return role
 
 
 def format_value(value: Any) -> str:

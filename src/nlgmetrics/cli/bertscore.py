@@ -37,23 +37,25 @@ _DOWNLOAD = (
     "nothing is downloaded and no connection is made without this flag)"
 )
 
-BERTSCORE_OPTIONS = (
-    Opt("model", help="Hugging Face model name or local folder (default: bert-score's model for --lang)"),
-    Opt("num_layers", help="layer whose hidden states are used (default: bert-score's table, else the last layer)"),
-    Opt("lang", help="language: picks the default model (ja: bert-base-multilingual-cased) and the baseline"),
-    Opt("idf", help="weigh tokens by idf over the references given"),
-    Opt("rescale_with_baseline", help="rescale with bert-score's baseline for --lang, or --baseline-path"),
-    Opt("baseline_path", help="baseline file (LAYER,P,R,F), e.g. from `nlgmetrics bertscore-baseline`"),
-    Opt("long_inputs", choices=("truncate", "window"), help="texts over the model's maximum length"),
-    Opt("dtype", choices=("float32", "bfloat16", "float16"), help="model precision"),
-    Opt("device", help="torch device, e.g. cpu or cuda (default: cuda when available)"),
-    Opt("batch_size", help="at most this many texts per forward pass (default: as many as fit a memory budget)"),
-    Opt("reduction", choices=("mean", "sum", "none"), help="how to reduce the per-segment scores"),
-    Opt("progress", flag="--quiet", help=_QUIET),
-    Opt("allow_download", help=_DOWNLOAD),
-)
+#: ``bertscore``'s flags are the config fields (FamilyCommand derives them, help included); it adds none.
+BERTSCORE_OPTIONS: tuple[Opt, ...] = ()
+#: ``bertscore-plot`` takes the options that change the picture (their help comes from the config fields), and
+#: its own.
 PLOT_OPTIONS = (
-    *(o for o in BERTSCORE_OPTIONS if o.name not in {"idf", "batch_size", "reduction", "progress"}),
+    *(
+        Opt(name)
+        for name in (
+            "model",
+            "num_layers",
+            "lang",
+            "rescale_with_baseline",
+            "baseline_path",
+            "long_inputs",
+            "dtype",
+            "device",
+            "allow_download",
+        )
+    ),
     Opt("output", help="PNG file to write (required)"),
     Opt("segment", type=int, help="which segment to draw, counting from 1 (default: 1)"),
 )
@@ -78,23 +80,14 @@ def _quiet() -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class BERTScoreCommand(FamilyCommand):
-    """``nlgmetrics bertscore``: the family's corpus config, so ``--idf`` means idf over the references given."""
+    """``nlgmetrics bertscore``: bert-score's spellings of the input flags, and the packages it needs (its config is
+    the family's corpus config, so ``--idf`` means idf over the references given)."""
 
     #: bert-score's own flags for the candidates and references (``bert-score -c cands.txt -r refs.txt``)
     flag_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"pred": ("-c", "--cand"), "ref": ("-r",)}
     #: the extra and the packages without which nothing here runs (checked before the model is looked for)
     requires: ClassVar[tuple[str, tuple[str, ...]]] = ("bertscore", ("torch", "transformers"))
     streams: bool = False  # read whole: see FamilyCommand.streams
-
-    def _argument(self, opt: Opt) -> dict[str, Any]:
-        if opt.name == "progress":
-            return _quiet()
-        if opt.name == "allow_download":
-            return {"action": "store_true", "help": opt.help}
-        return super()._argument(opt)
-
-    def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
-        return self.metric().corpus_config(preset, **options)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,7 +180,9 @@ class BERTScoreBaselineCommand(Command):
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
 
-    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
+    def add_arguments(
+        self, parser: argparse._ActionsContainer, conventions: argparse._ActionsContainer | None = None
+    ) -> None:
         for opt in self.options:
             if opt.name == "progress":
                 kwargs = _quiet()

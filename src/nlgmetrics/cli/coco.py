@@ -102,17 +102,9 @@ def coco_columns(args: argparse.Namespace) -> tuple[Column, list[Column]] | None
 
 @dataclasses.dataclass(frozen=True)
 class CocoCommand(FamilyCommand):
-    """A family command that also reads the COCO results and annotations JSON files (``coco_json``); for the
-    suite, one headline value per score."""
+    """A family command that also reads the COCO results and annotations JSON files (``coco_json``)."""
 
     streams: bool = False  # read whole: see FamilyCommand.streams
-
-    several: bool = False
-
-    def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
-        if self.several:
-            return [(name, name, value) for name, value in out.score.items()]
-        return super().headlines(out)
 
     def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
         out = super().outcome(result, config, batch)
@@ -126,9 +118,7 @@ COCO_COMMAND = CocoCommand(
     "nlgmetrics.metrics.coco:COCO",
     key="coco",
     label="COCO",
-    derive_options=True,
     coco_json=True,
-    several=True,
     help="COCO caption evaluation: BLEU-1..4, ROUGE-L, CIDEr-D (and METEOR 1.5 with --meteor) as pycocoevalcap "
     "1.2 computes them (--pred results.json --ref annotations.json, or the usual files)",
 )
@@ -138,7 +128,6 @@ CIDER_COMMAND = CocoCommand(
     "nlgmetrics.metrics.cider:CIDER",
     key="cider",
     label="CIDEr",
-    derive_options=True,
     coco_json=True,
     help="CIDEr-D (--preset cider-d, pycocoevalcap's Cider) or CIDEr (--preset cider) of image captions",
 )
@@ -148,7 +137,6 @@ METEOR15_COMMAND = CocoCommand(
     "nlgmetrics.metrics.meteor15:METEOR15",
     key="meteor15",
     label="METEOR",
-    derive_options=True,
     coco_json=True,
     help="METEOR 1.5 as pycocoevalcap 1.2's Meteor (its meteor-1.5.jar: needs Java and the coco-meteor extra)",
 )

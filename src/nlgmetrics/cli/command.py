@@ -1,11 +1,14 @@
 """The building blocks of subcommands: :class:`Opt` (a flag), :class:`Command` and :class:`FamilyCommand`.
 
 A :class:`FamilyCommand` drives a :class:`~nlgmetrics.metrics.base.Family` (``make_config`` then ``compute``, as
-the functional API does). Flag types, defaults, help and choices are read from the family's config dataclass
-(:func:`derived_options`), presets from the family, so a family needs no command of its own; a subcommand with
-another shape (``evaluate``, several metrics at once, extra flags) subclasses :class:`Command` or
-:class:`FamilyCommand` and is named in the family's catalogue entry (``cli=``) or registered in
-:mod:`nlgmetrics.cli.registry`.
+the functional API does). Its flags are the fields of the family's config dataclass (:func:`derived_options`):
+type, default, help, choices, further spellings and role come from the field's metadata
+(:func:`~nlgmetrics.signature.sig_field`), presets from the family, so a family needs no command of its own. A
+field whose role is ``"convention"`` (set by the presets) is a flag listed apart, under "conventions (normally set
+by --preset)"; a field that holds an object, is resolved from other fields or is set by the family is no flag. A
+subcommand with another shape (``evaluate``, several metrics at once, extra flags, its own input format)
+subclasses :class:`Command` or :class:`FamilyCommand` and is named in the family's catalogue entry (``cli=``) or
+registered in :mod:`nlgmetrics.cli.registry`; its ``options`` only add flags (or spellings) to the derived ones.
 
 This module imports no metric and no other subcommand module.
 """
@@ -17,12 +20,26 @@ import dataclasses
 import importlib
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import NlgMetricsError
+from ..signature import NOT_FLAGS, field_role
 
-__all__ = ["Command", "CommandError", "FamilyCommand", "Opt", "Outcome", "derived_options", "load", "outcome_of"]
+__all__ = [
+    "CONVENTIONS_TITLE",
+    "Command",
+    "CommandError",
+    "FamilyCommand",
+    "Opt",
+    "Outcome",
+    "derived_options",
+    "load",
+    "outcome_of",
+]
+
+#: The title of the argparse group that lists the fields of role ``"convention"``.
+CONVENTIONS_TITLE = "conventions (normally set by --preset)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +54,10 @@ class Opt:
     flag: str | None = None
     #: Other spellings of the flag (``("--tokenize", "-tok")``: sacrebleu's names of ``--tokenizer``).
     aliases: tuple[str, ...] = ()
+    #: The field's role (:data:`nlgmetrics.signature.ROLES`): ``"convention"`` flags are listed apart.
+    role: str = "option"
+    #: A flag that sets a boolean option to false (``--quiet`` for ``progress``), besides ``--no-<flag>``.
+    negative: str | None = None
 
     @property
     def option(self) -> str:
@@ -117,19 +138,36 @@ class Command:
         """The config options this command exposes as flags."""
         return self.options
 
-    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
+    def add_arguments(
+        self, parser: argparse._ActionsContainer, conventions: argparse._ActionsContainer | None = None
+    ) -> None:
+        """The flags of :meth:`all_options` on ``parser``; those of role ``"convention"`` on ``conventions`` when
+        given (a group of their own)."""
         for opt in self.all_options():
+            target = conventions if conventions is not None and opt.role == "convention" else parser
             kwargs = self._argument(opt)
             if kwargs.get("choices") is None and "action" not in kwargs:
                 kind = kwargs.get("type")
-                kwargs["metavar"] = "INT" if kind is int else "FLOAT" if kind is float else "VALUE"
-            parser.add_argument(opt.option, *opt.aliases, dest=f"opt_{opt.name}", default=None, **kwargs)
+                kwargs.setdefault("metavar", "INT" if kind is int else "FLOAT" if kind is float else "VALUE")
+            target.add_argument(opt.option, *opt.aliases, dest=f"opt_{opt.name}", default=None, **kwargs)
+            if opt.negative:
+                target.add_argument(
+                    opt.negative,
+                    dest=f"opt_{opt.name}",
+                    action="store_const",
+                    const=False,
+                    default=None,
+                    help=f"the same as --no-{opt.option.lstrip('-')}",
+                )
 
     def presets(self) -> tuple[Sequence[str], str | None]:
         return (), None
 
     def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
-        """``(json key, label, value)`` of each headline value; one by default, several for e.g. ROUGE-1/2/L."""
+        """``(json key, label, value)`` of each headline value: the score, or each value of a score that holds
+        several by name (ROUGE's rouge1/rouge2/rougeL, the COCO suite's, pass@k's per k)."""
+        if isinstance(out.score, Mapping):
+            return [(name, name, value) for name, value in out.score.items()]
         return [(self.key, self.label, out.score)]
 
     def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
@@ -144,18 +182,21 @@ class Command:
 @dataclasses.dataclass(frozen=True)
 class FamilyCommand(Command):
     """A subcommand over a :class:`~nlgmetrics.metrics.base.Family`: the config comes from ``make_config``,
-    the result from ``compute`` — exactly what the functional API does. With ``derive_options``, every field of
-    the config is a flag (see :func:`derived_options`)."""
+    the result from ``compute`` — exactly what the functional API does. Every field of the config is a flag
+    (see :func:`derived_options`); ``options`` add flags that are no field (``--explain``) and spellings or help
+    to those that are. With ``derive_options=False`` the flags are ``options`` alone (a command that takes a few
+    of the family's options, ``bertscore-plot``); their help still comes from the fields."""
 
-    derive_options: bool = False
+    derive_options: bool = True
     #: Whether a long plain-text or JSON Lines input may be scored chunk by chunk, the statistics summed as they
     #: come (:mod:`nlgmetrics.cli.stream`): a family whose statistics add and whose kernel sees one segment at a
     #: time. Off for the model families (a batch's padding changes the last bits) and the custom readers.
     streams: bool = True
 
     def all_options(self) -> tuple[Opt, ...]:
+        family = self.metric()
         if self.derive_options:
-            return derived_options(self.metric().config_cls)
+            return derived_options(family.config_cls, self.options, getattr(family, "option_aliases", None))
         return self.options
 
     @property
@@ -171,12 +212,17 @@ class FamilyCommand(Command):
         field = {f.name: f for f in dataclasses.fields(self.metric().config_cls)}.get(opt.name)
         if field is None:
             raise RuntimeError(f"registry bug: {opt.name!r} is not an option of {self.target}")
+        if not kwargs["help"]:
+            kwargs["help"] = _escaped(field.metadata.get("help", ""))
+        if kwargs.get("choices") is None and field.metadata.get("choices") is not None:
+            kwargs["choices"] = field.metadata["choices"]
         hint = _field_types(self.metric().config_cls).get(opt.name)
         if opt.type is None:
             kwargs.update(_argparse_type(hint))
-        if field.default is not dataclasses.MISSING and field.default is not None:
+        default = _default(self.metric(), field)
+        if default is not None and "(default:" not in kwargs["help"]:
             shown = kwargs["help"] + " " if kwargs["help"] else ""
-            kwargs["help"] = f"{shown}(default: {field.default})"
+            kwargs["help"] = f"{shown}(default: {default})"
         return kwargs
 
     def presets(self) -> tuple[Sequence[str], str | None]:
@@ -184,7 +230,11 @@ class FamilyCommand(Command):
         return tuple(family.presets), family.default_preset
 
     def configure(self, preset: str | None, options: dict[str, Any]) -> Any:
-        return self.metric().make_config(preset, **options)
+        """The family's config for a whole corpus: ``corpus_config`` where the family has one (BERTScore's ``idf``
+        takes the weights from the references given), else ``make_config``."""
+        family = self.metric()
+        build = getattr(family, "corpus_config", family.make_config)
+        return build(preset, **options)
 
     def compute(
         self, predictions: list[Any], references: list[Any], config: Any, segments: bool, sources: Any = None
@@ -246,6 +296,15 @@ def _with_segment_headlines(
     return dataclasses.replace(outcome, segments=rows)
 
 
+def _default(family: Any, field: dataclasses.Field[Any]) -> Any:
+    """What a field is when its flag is not given: the default preset's value, else the field's default."""
+    presets = getattr(family, "presets", None) or {}
+    chosen = presets.get(getattr(family, "default_preset", None) or "", {})
+    if field.name in chosen:
+        return chosen[field.name]
+    return None if field.default is dataclasses.MISSING else field.default
+
+
 def _field_types(config_cls: type) -> dict[str, Any]:
     try:
         return typing.get_type_hints(config_cls)
@@ -268,12 +327,52 @@ def _argparse_type(hint: Any) -> dict[str, Any]:
     return {"type": str}
 
 
-def derived_options(config_cls: type) -> tuple[Opt, ...]:
-    """One flag per field of a config dataclass (``preset`` aside), with the help text and choices that the
-    field's metadata declares (``sig_field(..., help=..., choices=...)``)."""
+#: The help of a ``tokenizer`` field that declares none of its own (and of no command that gives one).
+_TOKENIZER_HELP = "how the texts are split into tokens: a registered tokenizer name (default: the metric's own)"
+
+
+def _escaped(text: str) -> str:
+    """A field's help text as argparse help (which formats ``%``)."""
+    return text.replace("%", "%%")
+
+
+def derived_options(
+    config_cls: type, extra: Sequence[Opt] = (), option_aliases: typing.Mapping[str, str] | None = None
+) -> tuple[Opt, ...]:
+    """One flag per field of a config dataclass (``preset`` aside, and the fields whose role is ``"object"``,
+    ``"resolved"`` or ``"internal"``), with the help text, choices, role, further spellings (``flags``) and
+    negative flag that the field's metadata declares (``sig_field(..., help=..., choices=..., role=...)``).
+
+    ``extra``: a command's own :class:`Opt` rows. One named after a field adds to that field's flag (spellings;
+    the help or choices the field lacks; a type); the others are flags of their own, listed after the fields.
+    ``option_aliases``: the family's other names of an option (``{"tokenize": "tokenizer"}``), each a further
+    spelling of its flag."""
+    by_name = {opt.name: opt for opt in extra}
+    spellings: dict[str, list[str]] = {}
+    for alias, name in (option_aliases or {}).items():
+        spellings.setdefault(name, []).append("--" + alias.replace("_", "-"))
     out = []
     for f in dataclasses.fields(config_cls):
-        if f.name == "preset" or f.metadata.get("cli") is False:
+        hand = by_name.pop(f.name, None)
+        if f.name == "preset" or field_role(f) in NOT_FLAGS:
             continue
-        out.append(Opt(f.name, help=f.metadata.get("help", ""), choices=f.metadata.get("choices")))
+        meta = f.metadata
+        help = _escaped(meta.get("help", "")) or (hand.help if hand else "")
+        if not help and f.name == "tokenizer":
+            help = _TOKENIZER_HELP
+        option = (hand.flag if hand else None) or "--" + f.name.replace("_", "-")
+        aliases = [*meta.get("flags", ()), *spellings.get(f.name, ()), *(hand.aliases if hand else ())]
+        out.append(
+            Opt(
+                f.name,
+                help=help,
+                choices=meta.get("choices") or (hand.choices if hand else None),
+                type=hand.type if hand else None,
+                flag=hand.flag if hand else None,
+                aliases=tuple(a for a in dict.fromkeys(aliases) if a != option),
+                role=field_role(f),
+                negative=meta.get("negative"),
+            )
+        )
+    out.extend(by_name.values())
     return tuple(out)

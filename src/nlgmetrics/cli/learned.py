@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError
-from .command import FamilyCommand, derived_options
+from .command import CONVENTIONS_TITLE, FamilyCommand
 from .io import CLIInputError
 
 __all__ = ["COMETKIWI_COMMAND", "COMET_COMMAND", "METRICX_COMMAND", "XCOMET_COMMAND", "LearnedCommand"]
@@ -101,7 +101,6 @@ class LearnedCommand(FamilyCommand):
     """A learned metric's subcommand (its own arguments: references are optional for quality estimation)."""
 
     standalone: bool = True
-    derive_options: bool = True
 
     def add_all_arguments(self, parser: argparse.ArgumentParser) -> None:
         inp = parser.add_argument_group("input")
@@ -110,17 +109,19 @@ class LearnedCommand(FamilyCommand):
         inp.add_argument("--ref", "-r", metavar="FILE", help="references, one per line")
         opts = parser.add_argument_group("metric options")
         presets, default = self.presets()
-        opts.add_argument("--preset", choices=presets, default=None, help=f"(default: {default})")
-        self.add_arguments(opts)
+        opts.add_argument(
+            "--preset",
+            choices=presets,
+            default=None,
+            help=f"named settings that reproduce a reference tool (default: {default})",
+        )
+        self.add_arguments(opts, parser.add_argument_group(CONVENTIONS_TITLE))
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print one JSON object instead of comet-score's lines")
         out.add_argument("--only-system", action="store_true", help="print only the system score")
         out.add_argument("--to-json", metavar="FILE", help="also write comet-score's JSON of every segment")
         out.add_argument("--per-segment", action="store_true", help="(segments are always printed; kept for symmetry)")
         parser.set_defaults(command=self)
-
-    def all_options(self) -> tuple[Any, ...]:
-        return derived_options(self.metric().config_cls)
 
     def read(self, args: argparse.Namespace) -> tuple[list[str], list[str] | None, list[str] | None]:
         if args.pred.endswith(".jsonl"):

@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from .command import FamilyCommand, Opt, Outcome, outcome_of
+from .command import FamilyCommand, Outcome, outcome_of
 from .io import CLIInputError, jsonl_objects
 
 __all__ = ["G_PASS_AT_K_COMMAND", "MAJ_AT_N_COMMAND", "MULTIPLE_CHOICE_COMMAND", "PASS_AT_K_COMMAND", "FieldsCommand"]
@@ -39,11 +39,6 @@ class FieldsCommand(FamilyCommand):
     input_fields: tuple[str, ...] = ()
     reads_logs: bool = False
     structured: bool = True
-
-    def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
-        if isinstance(out.score, dict):
-            return [(key, key, value) for key, value in out.score.items()]
-        return super().headlines(out)
 
     def read_inputs(self, args: argparse.Namespace) -> tuple[Any, Any] | None:
         if args.ref:
@@ -113,14 +108,11 @@ def _pick(obj: dict[str, Any], names: Sequence[str], where: str, option: str) ->
     raise CLIInputError(f"{where}: no field {wanted} (fields present: {present}; choose one with {option})")
 
 
-_K = Opt("k", help="the k of pass@k (several: one score each)")
-
 PASS_AT_K_COMMAND = FieldsCommand(
     "pass-at-k",
     "nlgmetrics.metrics.sampling:PASS_AT_K",
     key="pass_at_k",
     label="pass@k",
-    options=(_K,),
     pred_fields=("num_samples", "n", "prediction"),
     ref_fields=("num_correct", "c", "references"),
     alternative="correct",
@@ -132,7 +124,6 @@ G_PASS_AT_K_COMMAND = FieldsCommand(
     "nlgmetrics.metrics.sampling:G_PASS_AT_K",
     key="g_pass_at_k",
     label="G-Pass@k",
-    options=(_K, Opt("thresholds", help="the thresholds tau of G-Pass@k_tau")),
     pred_fields=("num_samples", "n", "prediction"),
     ref_fields=("num_correct", "c", "references"),
     alternative="correct",
@@ -143,7 +134,6 @@ MAJ_AT_N_COMMAND = FieldsCommand(
     "nlgmetrics.metrics.sampling:MAJ_AT_N",
     key="maj_at_n",
     label="maj@n",
-    derive_options=True,
     pred_fields=("samples", "prediction"),
     ref_fields=("gold", "references", "reference"),
     help="maj@n and avg@n, lighteval's numbers, from each problem's sampled answers (JSON Lines: samples, gold)",

@@ -22,7 +22,7 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .command import FamilyCommand, outcome_of
+from .command import CONVENTIONS_TITLE, FamilyCommand, outcome_of
 from .io import CLIInputError, display_name, json_kind, jsonl_objects
 
 if TYPE_CHECKING:  # numpy is imported by the perplexity command only: every other command loads this module too
@@ -196,7 +196,7 @@ class PerplexityCommand(FamilyCommand):
             default=None,
             help=f"named settings that reproduce a reference tool (default: {default})",
         )
-        self.add_arguments(opts)
+        self.add_arguments(opts, parser.add_argument_group(CONVENTIONS_TITLE))
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
         out.add_argument("--per-segment", action="store_true", help="also print the perplexity of every sequence")
@@ -237,7 +237,6 @@ PERPLEXITY_COMMAND = PerplexityCommand(
     "nlgmetrics.metrics.perplexity:PERPLEXITY",
     key="perplexity",
     label="Perplexity",
-    derive_options=True,
     help="perplexity, cross-entropy and bits per byte from per-token log-probabilities (JSON Lines, as inference "
     "servers return them) or saved logits and target ids (.npy), torchmetrics' numbers",
 )

@@ -145,7 +145,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
             default=None,
             help=f"named settings that reproduce a reference tool (default: {default})",
         )
-    command.add_arguments(opts)
+    from .command import CONVENTIONS_TITLE
+
+    command.add_arguments(opts, parser.add_argument_group(CONVENTIONS_TITLE))  # an empty group is not shown
     out = parser.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     out.add_argument("--per-segment", action="store_true", help="also print the score of every segment")

@@ -7,7 +7,9 @@
 * ``--confidence N`` on these three adds a bootstrap confidence interval over N resamples (``sacrebleu
   --confidence --confidence-n N``).
 * ``nlgmetrics compare --baseline base.txt --pred system.txt --ref ref.txt [--metric bleu] [--test bs|ar]`` is
-  ``sacrebleu ref.txt -i base.txt system.txt --paired-bs`` (or ``--paired-ar``) for one system.
+  ``sacrebleu ref.txt -i base.txt system.txt --paired-bs`` (or ``--paired-ar``) for one system. ``--metric`` takes
+  any family of the catalogue whose inputs are text (``--score`` picks the value of one whose score holds several:
+  ``--metric rouge --score rougeL``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 from typing import Any
 
 from ..errors import InvalidInputError
+from ..metrics.catalog import CATALOG
 from .command import Command, FamilyCommand, Opt, Outcome, outcome_of
 from .io import read_lines
 
@@ -36,6 +39,8 @@ __all__ = [
 _CONFIDENCE = Opt("confidence", type=int, help="add a bootstrap 95%% confidence interval over N resamples")
 _SEED = Opt("seed", type=int, help="seed of the resampling (default: 12345, sacrebleu's)")
 
+# The flags of the three commands are the config fields of their families (FamilyCommand); these add the flags
+# that are no field, and sacrebleu's spellings and help of the tokenizer.
 BLEU_OPTIONS = (
     Opt(
         "tokenizer",
@@ -43,42 +48,21 @@ BLEU_OPTIONS = (
         "whitespace, perl-whitespace",
         aliases=("--tokenize", "-tok"),
     ),
-    Opt("spm_model", help="spBLEU (flores101, flores200, spBLEU-1K): the SentencePiece model file you have"),
-    Opt("lowercase", help="lowercase first (ASCII letters only under the moses preset)"),
-    Opt("max_order", help="largest n-gram order (default: 4, or the number of --weights)"),
-    Opt("weights", help="one weight per order (default: uniform)"),
-    Opt("smoothing", help="exp, floor, add-k, none (sacrebleu); method0..method7 (nltk)"),
-    Opt("smooth_value", help="floor value, k, epsilon or alpha of the smoothing"),
-    Opt("effective_order", help="sacrebleu: leave out the orders no n-gram reaches"),
-    Opt("auto_reweigh", help="nltk: uniform weights over a hypothesis shorter than 4 tokens"),
-    Opt("ref_length", choices=("closest", "shortest", "longest"), help="which reference length counts"),
-    Opt("scale", type=float, help="100 (scores in 0-100) or 1 (in 0-1)"),
     Opt("explain", help="also print per-order matches, precisions, brevity penalty, smoothing and why"),
     _CONFIDENCE,
     _SEED,
 )
-CHRF_OPTIONS = (
-    Opt("char_order", help="character n-gram order"),
-    Opt("word_order", help="word n-gram order (2: chrF++)"),
-    Opt("beta", help="weight of recall against precision"),
-    Opt("lowercase", help="lowercase first"),
-    Opt("whitespace", help="keep whitespace in character n-grams"),
-    Opt("eps_smoothing", help="epsilon smoothing (chrF++.py, NLTK, Moses) instead of effective-order averaging"),
-    _CONFIDENCE,
-    _SEED,
-)
-TER_OPTIONS = (
-    Opt("normalized", help="Tercom normalisation: tokenize punctuation"),
-    Opt("no_punct", help="remove punctuation"),
-    Opt("asian_support", help="split CJK characters (with --normalized), remove CJK punctuation (with --no-punct)"),
-    Opt("case_sensitive", help="do not lowercase"),
-    Opt("workers", type=int, help="processes for large inputs (never changes the score)"),
-    _CONFIDENCE,
-    _SEED,
-)
+CHRF_OPTIONS = (_CONFIDENCE, _SEED)
+TER_OPTIONS = (_CONFIDENCE, _SEED)
 COMPARE_OPTIONS = (
     Opt("baseline", help="the baseline system's output, one segment per line (required)"),
-    Opt("metric", choices=("bleu", "chrf", "ter"), help="the metric to compare on (default: bleu)"),
+    Opt(
+        "metric",
+        choices=tuple(sorted(CATALOG)),
+        help="the metric to compare on (default: bleu): a family of the catalogue whose inputs are text (bleu, chrf, "
+        "ter, wer, cer, nls, anls, meteor, rouge with --score, ...)",
+    ),
+    Opt("score", help="the value to compare when the metric's score holds several (rouge: rougeL; coco: CIDEr)"),
     Opt("test", choices=("bs", "ar"), help="bs: paired bootstrap (default), ar: approximate randomization"),
     Opt("n_samples", type=int, help="resamples (bs, default 1000) or trials (ar, default 10000)"),
     Opt("n_confidence", type=int, help="ar: also bootstrap the system's 95%% interval over N resamples"),
@@ -172,13 +156,16 @@ class _Comparison:
     n_samples: int | None
     n_confidence: int
     seed: int
+    score: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
 class CompareCommand(Command):
     """``nlgmetrics compare``: a paired significance test of ``--pred`` against ``--baseline``."""
 
-    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
+    def add_arguments(
+        self, parser: argparse._ActionsContainer, conventions: argparse._ActionsContainer | None = None
+    ) -> None:
         for opt in self.options:
             kwargs: dict[str, Any] = {"help": opt.help}
             if opt.name == "baseline":
@@ -186,7 +173,9 @@ class CompareCommand(Command):
             elif opt.name == "option":
                 kwargs.update(action="append", metavar="KEY=VALUE")
             elif opt.choices is not None:
-                kwargs["choices"] = opt.choices
+                kwargs.update(choices=opt.choices, metavar="NAME" if opt.name == "metric" else None)
+            elif opt.name == "score":
+                kwargs["metavar"] = "NAME"
             else:
                 kwargs.update(type=opt.type or str, metavar="N")
             parser.add_argument(opt.option, dest=f"opt_{opt.name}", default=None, **kwargs)
@@ -202,6 +191,8 @@ class CompareCommand(Command):
         metric_options = dict(_parse_option(o) for o in options.get("option") or ())
         family = _family(metric)
         family.make_config(preset, **metric_options)  # a bad option fails before any file is read
+        if family.uses_sources:
+            raise InvalidInputError(f"compare reads no sources, which {metric} needs: compare it with `evaluate`")
         test = options.get("test") or "bs"
         n_confidence = options.get("n_confidence")
         if n_confidence is not None and test != "ar":
@@ -216,6 +207,7 @@ class CompareCommand(Command):
             options.get("n_samples"),
             n_confidence if n_confidence is not None else -1,
             int(options["seed"]) if options.get("seed") is not None else 12345,
+            options.get("score"),
         )
 
     def compute(
@@ -241,14 +233,19 @@ class CompareCommand(Command):
             n_samples=config.n_samples,
             n_confidence=config.n_confidence,
             seed=config.seed,
+            score=config.score,
         )
         details = result.to_dict()
         signature = details.pop("signature")
         settings = {"metric": config.metric, "preset": config.preset, **dataclasses.asdict(cfg)}
+        if config.score is not None:
+            settings["score"] = config.score
         return Outcome(details.pop("p_value"), signature, settings, details, None)
 
     def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
         metric = out.settings.get("metric", "")
+        if out.settings.get("score") is not None:
+            metric = f"{metric} {out.settings['score']}"
         return [
             ("baseline", f"Baseline {metric}", out.diagnostics.get("baseline")),
             ("system", f"System {metric}", out.diagnostics.get("system")),

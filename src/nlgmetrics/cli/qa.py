@@ -100,8 +100,10 @@ class SquadCommand(FamilyCommand):
 
     streams: bool = False  # read whole: see FamilyCommand.streams
 
-    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
-        super().add_arguments(parser)
+    def add_arguments(
+        self, parser: argparse._ActionsContainer, conventions: argparse._ActionsContainer | None = None
+    ) -> None:
+        super().add_arguments(parser, conventions)
         parser.add_argument(
             "--dataset",
             metavar="FILE",
@@ -183,7 +185,6 @@ SQUAD_COMMAND = SquadCommand(
     "nlgmetrics.metrics.squad:SQUAD",
     key="f1",
     label="F1",
-    derive_options=True,
     help="question answering EM and F1 (SQuAD v1.1/v2.0, torchmetrics, JSQuAD, CMRC 2018, llm-jp-eval); reads "
     "SQuAD's dataset, predictions and na-prob JSON files with --dataset",
 )

@@ -19,38 +19,13 @@ from .command import FamilyCommand, Opt, Outcome
 
 __all__ = ["ROUGE_COMMAND", "ROUGE_OPTIONS", "RougeCommand"]
 
-ROUGE_OPTIONS = (
-    Opt("rouge_types", help="types to compute: rouge1..rouge9, rougeL, rougeLsum, rougeW, rougeS4, rougeSU*, ..."),
-    Opt("use_stemmer", help="stem tokens longer than 3 characters (Porter; ROUGE-1.5.5's -m under rouge155)"),
-    Opt("tokenizer", help="unicode (default), rouge-score, rouge155, ja-mecab, zh-jieba, char, whitespace"),
-    Opt("stemmer", choices=("porter", "rouge155", "rouge155-porter"), help="which stemmer --use-stemmer uses"),
-    Opt("remove_stopwords", help="drop the SMART stop words first (ROUGE-1.5.5's -s)"),
-    Opt(
-        "multi_ref",
-        choices=("best", "average", "max-pr"),
-        help="several references: the best one, pooled (-f B / -f A), or the best P and best R (pycocoevalcap)",
-    ),
-    Opt("sentence_split", choices=("newline", "rules", "auto"), help="sentences of rougeLsum"),
-    Opt("sentence_separator", help="a string that marks sentence breaks in one-line summaries, e.g. '\\n' or '<n>'"),
-    Opt("scoring", choices=("rouge-score", "rouge155"), help="whose arithmetic (set by the presets)"),
-    Opt("beta", help="F-beta: recall counts beta times as much as precision"),
-    Opt("alpha", help="ROUGE-1.5.5's -p: F = PR / ((1 - alpha) P + alpha R)"),
-    Opt("length_limit", help="ROUGE-1.5.5's -l: only the first N words of each summary"),
-    Opt("byte_limit", help="ROUGE-1.5.5's -b: only the first N bytes of each summary"),
-    Opt("weight", help="weight of rougeW (ROUGE-1.5.5's -w)"),
-    Opt("bootstrap_samples", help="add a bootstrap confidence interval over N resamples"),
-    Opt("confidence", help="level of that interval (default 0.95)"),
-    Opt("seed", help="seed of the resampling"),
-    Opt("workers", help="processes for large inputs (never changes a number)"),
-)
+# the flags are the config fields (FamilyCommand); this adds the tokenizer's help
+ROUGE_OPTIONS = (Opt("tokenizer", help="unicode, rouge-score, rouge155, ja-mecab, zh-jieba, char, whitespace"),)
 
 
 @dataclasses.dataclass(frozen=True)
 class RougeCommand(FamilyCommand):
-    """``nlgmetrics rouge``: one headline value per ROUGE type."""
-
-    def headlines(self, out: Outcome) -> list[tuple[str, str, Any]]:
-        return [(name, name, value) for name, value in out.score.items()]
+    """``nlgmetrics rouge``: one headline value per ROUGE type (the score holds one per type), shown once."""
 
     def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
         out = super().outcome(result, config, batch)

@@ -58,10 +58,28 @@ class ANLSConfig:
     * ``normalizer``: ``"vqa"`` (lowercase, strip, collapse whitespace) or ``"none"``.
     """
 
-    threshold: float = sig_field("tau", 0.5)
-    threshold_on: str = sig_field("cut", "similarity")
-    length_basis: str = sig_field("len", "raw")
-    normalizer: str = sig_field("norm", "vqa")
+    threshold: float = sig_field("tau", 0.5, help="the threshold tau under which a question scores 0")
+    threshold_on: str = sig_field(
+        "cut",
+        "similarity",
+        help="similarity: keep an answer when similarity >= tau (official script); distance: when the normalised "
+        "distance < tau (the anls package)",
+        choices=_THRESHOLD_RULES,
+        role="convention",
+    )
+    length_basis: str = sig_field(
+        "len",
+        "raw",
+        help="divide the distance by the lengths of the raw strings (official script) or of the normalized ones "
+        "(the anls package)",
+        choices=_LENGTH_BASES,
+        role="convention",
+    )
+    normalizer: str = sig_field(
+        "norm",
+        "vqa",
+        help="a named normaliser applied to both sides: vqa (lowercase, strip, collapse whitespace), none",
+    )
     preset: str | None = sig_field("preset", None)
 
     def __post_init__(self) -> None:

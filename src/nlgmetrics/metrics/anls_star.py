@@ -73,8 +73,10 @@ class ANLSStarConfig:
       read as a tuple of alternatives (the package's ST-VQA compatibility mode, always on there).
     """
 
-    threshold: float = sig_field("tau", 0.5)
-    list_as_alternatives: bool = sig_field("alt", True)
+    threshold: float = sig_field("tau", 0.5, help="the threshold tau under which a leaf similarity counts 0")
+    list_as_alternatives: bool = sig_field(
+        "alt", True, help="read a list-of-strings reference of a string prediction as alternatives"
+    )
 
     def __post_init__(self) -> None:
         check_number("threshold", self.threshold, minimum=0.0, maximum=1.0)

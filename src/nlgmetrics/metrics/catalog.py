@@ -42,6 +42,9 @@ class Entry(NamedTuple):
     * ``label``: the name of the headline value in human-readable output (default: the family name).
     * ``in_process``: ``nlgmetrics evaluate`` runs it in the main process (a large model loads once, or one JVM
       starts once).
+    * ``reader``: what the generic command reads: ``"text"`` (strings, one per line or per JSON Lines field),
+      ``"docvqa"`` (that, or the DocVQA JSON layout given as ``--pred`` alone) or ``"json"`` (JSON values:
+      objects, lists, numbers; several ``--ref`` files are alternatives).
     """
 
     target: str
@@ -52,6 +55,7 @@ class Entry(NamedTuple):
     cli: str | None = None
     label: str | None = None
     in_process: bool = False
+    reader: str = "text"
 
     @property
     def module(self) -> str:
@@ -64,15 +68,18 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.anls:ANLS",
         ("anls",),
         "ANLS",
-        "Average Normalized Levenshtein Similarity (DocVQA, ST-VQA, InfographicVQA)",
-        cli="nlgmetrics.cli.basic:ANLS_COMMAND",
+        "Average Normalized Levenshtein Similarity (DocVQA, ST-VQA, InfographicVQA); reads the DocVQA JSON layout too",
+        label="ANLS",
+        reader="docvqa",
     ),
     "anls_star": _E(
         "nlgmetrics.metrics.anls_star:ANLS_STAR",
         ("anls_star", "anls_star_score"),
         "ANLSStar",
-        "ANLS* over structured answers (JSON values)",
-        cli="nlgmetrics.cli.basic:ANLS_STAR_COMMAND",
+        "ANLS* over structured answers: one JSON value per line of JSON Lines (objects, lists, strings, numbers, "
+        "null); several --ref files are alternatives",
+        label="ANLS*",
+        reader="json",
     ),
     "bertscore": _E(
         "nlgmetrics.metrics.bertscore:BERTSCORE",
@@ -93,8 +100,8 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.edit:CER",
         ("cer",),
         "CharErrorRate",
-        "character error rate over the corpus, as jiwer.cer",
-        cli="nlgmetrics.cli.basic:CER_COMMAND",
+        "character error rate over the corpus, as jiwer.cer; one reference per segment",
+        label="CER",
     ),
     "character": _E(
         "nlgmetrics.metrics.character:CHARACTER",
@@ -149,8 +156,8 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.edit:EDIT_DISTANCE",
         ("edit_distance",),
         "EditDistance",
-        "exact character Levenshtein distance",
-        cli="nlgmetrics.cli.basic:EDIT_DISTANCE_COMMAND",
+        "exact character Levenshtein distance (torchmetrics' EditDistance); the closest reference counts",
+        label="Edit distance",
     ),
     "eed": _E(
         "nlgmetrics.metrics.eed:EED",
@@ -220,8 +227,8 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.nls:NLS",
         ("nls",),
         "NormalizedLevenshteinSimilarity",
-        "normalised Levenshtein similarity, 1 - lev / max(len)",
-        cli="nlgmetrics.cli.basic:NLS_COMMAND",
+        "normalised Levenshtein similarity, 1 - lev / max(len); the best of several references counts",
+        label="NLS",
     ),
     "pass_at_k": _E(
         "nlgmetrics.metrics.sampling:PASS_AT_K",
@@ -275,8 +282,8 @@ CATALOG: dict[str, Entry] = {
         "nlgmetrics.metrics.edit:WER",
         ("wer",),
         "WordErrorRate",
-        "word error rate over the corpus, as jiwer.wer",
-        cli="nlgmetrics.cli.basic:WER_COMMAND",
+        "word error rate over the corpus, as jiwer.wer; one reference per segment",
+        label="WER",
     ),
     "wil": _E(
         "nlgmetrics.metrics.edit:WIL",

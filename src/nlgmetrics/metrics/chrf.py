@@ -55,14 +55,20 @@ class CHRFConfig:
     ``whitespace`` (keep whitespace in character n-grams), ``eps_smoothing``, and ``convention`` (``"sacrebleu"``
     or ``"torchmetrics"``: how the orders are averaged and the best reference chosen)."""
 
-    char_order: int = sig_field("nc", 6)
-    word_order: int = sig_field("nw", 0)
-    beta: int = sig_field("beta", 2)
-    lowercase: bool = sig_field("lc", False)
-    whitespace: bool = sig_field("space", False)
-    eps_smoothing: bool = sig_field("eps", False)
+    char_order: int = sig_field("nc", 6, help="character n-gram order")
+    word_order: int = sig_field("nw", 0, help="word n-gram order (2: chrF++)")
+    beta: int = sig_field("beta", 2, help="weight of recall against precision")
+    lowercase: bool = sig_field("lc", False, help="lowercase first")
+    whitespace: bool = sig_field("space", False, help="keep whitespace in character n-grams")
+    eps_smoothing: bool = sig_field(
+        "eps", False, help="epsilon smoothing (chrF++.py, NLTK, Moses) instead of effective-order averaging"
+    )
     convention: str = sig_field(
-        "conv", "sacrebleu", help="sacrebleu (2.6) or torchmetrics (CHRFScore's averaging)", choices=CONVENTIONS
+        "conv",
+        "sacrebleu",
+        help="sacrebleu (2.6) or torchmetrics (CHRFScore's averaging)",
+        choices=CONVENTIONS,
+        role="convention",
     )
     preset: str | None = sig_field("preset", None)
 

@@ -153,11 +153,17 @@ def _normalized(texts: list[str], cfg: ErrorRateConfig) -> list[str]:
 class ErrorRateConfig:
     """``unit`` is ``"char"`` (CER) or ``"word"`` (WER); ``tokenizer`` defaults to jiwer's transform for it."""
 
-    unit: str = sig_field("unit", "word")
+    unit: str = sig_field(
+        "unit",
+        "word",
+        help="what an error is counted in: char (cer) or word (wer, mer, wil, wip); set by the metric",
+        choices=("char", "word"),
+        role="convention",
+    )
     tokenizer: str | None = sig_field(
         "tok", None, help=tokenizer_help("wer", "how texts become tokens (default: jiwer's for the unit)")
     )
-    substitution_cost: int = sig_field("sub", 1)
+    substitution_cost: int = sig_field("sub", 1, help="cost of a substitution; insertions and deletions cost 1")
     preset: str | None = sig_field("preset", None)
     normalizer: str | None = sig_field(
         "norm",

@@ -94,7 +94,8 @@ class ExactMatchConfig:
         "text): a pattern of that filter is not applied again",
         # the command line's --lm-eval-filter picks the filter of a log and sets it; added later: signatures of
         # answers that are no lm-eval log stay as they were
-        metadata={"cli": False, "omit_none": True},
+        role="resolved",
+        metadata={"omit_none": True},
     )
 
     def __post_init__(self) -> None:

@@ -59,7 +59,9 @@ _TOKENIZER = {"nltk": "whitespace", "mteval": "mteval-13a"}
 
 @dataclasses.dataclass(frozen=True)
 class NISTConfig:
-    convention: str = sig_field("conv", "nltk", help="nltk (NLTK 3.10) or mteval (mteval-v13a.pl)", choices=CONVENTIONS)
+    convention: str = sig_field(
+        "conv", "nltk", help="nltk (NLTK 3.10) or mteval (mteval-v13a.pl)", choices=CONVENTIONS, role="convention"
+    )
     max_order: int = sig_field("n", 5, help="the largest n-gram order (NLTK's n; mteval's cumulative order)")
     tokenizer: str | None = sig_field(
         "tok", None, help=tokenizer_help("nist", "how text becomes tokens (default: whitespace for NLTK, mteval-13a)")

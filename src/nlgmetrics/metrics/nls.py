@@ -49,8 +49,10 @@ def check_substitution_cost(value: Any) -> None:
 class NLSConfig:
     """Options of NLS: the cost of a substitution and the torchmetrics-style reduction."""
 
-    substitution_cost: int = sig_field("sub", 1)
-    reduction: str | None = sig_field("red", "mean")
+    substitution_cost: int = sig_field("sub", 1, help="cost of a substitution; insertions and deletions cost 1")
+    reduction: str | None = sig_field(
+        "red", "mean", help="how to reduce the per-segment values", choices=("mean", "sum", "none")
+    )
 
     def __post_init__(self) -> None:
         check_substitution_cost(self.substitution_cost)

@@ -61,6 +61,7 @@ class RIBESConfig:
         "ribes-1.03.1",
         help="whose alignment and averaging rules: the official script or NLTK",
         choices=CONVENTIONS,
+        role="convention",
     )
     alpha: float = sig_field("alpha", 0.25, help="exponent of the unigram precision (-a)")
     beta: float = sig_field("beta", 0.10, help="exponent of the brevity penalty (-b)")

@@ -317,7 +317,7 @@ class GPassAtKConfig:
     """``k``: one k or several; ``thresholds``: the tau of G-Pass@k_tau (lighteval's five by default)."""
 
     k: tuple[int, ...] = sig_field("k", (1,), help="the k of G-Pass@k (several: scores for each)")
-    thresholds: tuple[float, ...] = sig_field("tau", LIGHTEVAL_THRESHOLDS, help="the thresholds tau")
+    thresholds: tuple[float, ...] = sig_field("tau", LIGHTEVAL_THRESHOLDS, help="the thresholds tau of G-Pass@k_tau")
     preset: str | None = sig_field("preset", None)
 
     def __post_init__(self) -> None:

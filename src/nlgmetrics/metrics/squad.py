@@ -96,7 +96,7 @@ class SquadConfig:
     * ``scale``: 100 (0-100) or 1 (0-1); default: the convention's.
     """
 
-    convention: str = sig_field("conv", "squad-v1", help="whose rules", choices=CONVENTIONS)
+    convention: str = sig_field("conv", "squad-v1", help="whose rules", choices=CONVENTIONS, role="convention")
     na_prob_thresh: float = sig_field(
         "na", 1.0, help="no-answer probability above which a question counts as unanswered"
     )

@@ -52,15 +52,21 @@ class TERConfig:
     """Options of TER (sacrebleu's): ``normalized``, ``no_punct``, ``asian_support``, ``case_sensitive``.
     ``workers``: processes for large inputs (1: none; ``None``: one per CPU); it never changes the score."""
 
-    normalized: bool = sig_field("norm", False)
-    no_punct: bool = sig_field("nopunct", False)
-    asian_support: bool = sig_field("asian", False)
-    case_sensitive: bool = sig_field("case", False)
+    normalized: bool = sig_field("norm", False, help="Tercom normalisation: tokenize punctuation")
+    no_punct: bool = sig_field("nopunct", False, help="remove punctuation")
+    asian_support: bool = sig_field(
+        "asian", False, help="split CJK characters (with --normalized), remove CJK punctuation (with --no-punct)"
+    )
+    case_sensitive: bool = sig_field("case", False, help="do not lowercase")
     convention: str = sig_field(
-        "conv", "sacrebleu", help="sacrebleu (2.6) or torchmetrics (its sides exchanged)", choices=CONVENTIONS
+        "conv",
+        "sacrebleu",
+        help="sacrebleu (2.6) or torchmetrics (its sides exchanged)",
+        choices=CONVENTIONS,
+        role="convention",
     )
     preset: str | None = sig_field("preset", None)
-    workers: int | None = 1
+    workers: int | None = sig_field(None, 1, help="processes for large inputs (never changes the score)")
 
     def __post_init__(self) -> None:
         for flag in ("normalized", "no_punct", "asian_support", "case_sensitive"):

@@ -202,23 +202,46 @@ class BERTScoreConfig:
       and ``allow_download`` change no number, and are not in the signature.
     """
 
-    model: str | None = sig_field("model", None)
-    num_layers: int | None = sig_field("L", None)
-    lang: str | None = None
-    idf: bool = sig_field("idf", False)
-    idf_weights: IdfWeights | None = sig_field("idfw", None)  # noqa: RUF009 - a dataclasses.field, immutable
-    rescale_with_baseline: bool = sig_field("resc", False)
-    baseline_path: str | None = None
-    baseline: tuple[float, float, float] | None = None
-    long_inputs: str = sig_field("long", "truncate")
-    dtype: str = sig_field("dtype", "float32")
-    device: str | None = sig_field("dev", None)
-    batch_size: int | None = None
-    reduction: str | None = sig_field("red", "mean")
+    model: str | None = sig_field(
+        "model", None, help="Hugging Face model name or local folder (default: bert-score's model for --lang)"
+    )
+    num_layers: int | None = sig_field(
+        "L", None, help="layer whose hidden states are used (default: bert-score's table, else the last layer)"
+    )
+    lang: str | None = sig_field(
+        None, None, help="language: picks the default model (ja: bert-base-multilingual-cased) and the baseline"
+    )
+    idf: bool = sig_field("idf", False, help="weigh tokens by idf over the references given")
+    idf_weights: IdfWeights | None = sig_field("idfw", None, role="object")  # noqa: RUF009 - a dataclasses.field, immutable
+    rescale_with_baseline: bool = sig_field(
+        "resc", False, help="rescale with bert-score's baseline for --lang, or --baseline-path"
+    )
+    baseline_path: str | None = sig_field(
+        None, None, help="baseline file (LAYER,P,R,F), e.g. from `nlgmetrics bertscore-baseline`"
+    )
+    baseline: tuple[float, float, float] | None = sig_field(None, None, role="resolved")
+    long_inputs: str = sig_field(
+        "long", "truncate", help="texts over the model's maximum length", choices=("truncate", "window")
+    )
+    dtype: str = sig_field("dtype", "float32", help="model precision", choices=("float32", "bfloat16", "float16"))
+    device: str | None = sig_field("dev", None, help="torch device, e.g. cpu or cuda (default: cuda when available)")
+    batch_size: int | None = sig_field(
+        None, None, help="at most this many texts per forward pass (default: as many as fit a memory budget)"
+    )
+    reduction: str | None = sig_field(
+        "red", "mean", help="how to reduce the per-segment scores", choices=("mean", "sum", "none")
+    )
     preset: str | None = sig_field("preset", None)
-    progress: bool | None = None
-    cache: bool = True
-    allow_download: bool = False
+    progress: bool | None = sig_field(
+        None, None, help="show a progress bar (default: on long runs in a terminal)", negative="--quiet"
+    )
+    cache: bool = sig_field(None, True, help="keep the reference embeddings across calls (never changes a number)")
+    allow_download: bool = sig_field(
+        None,
+        False,
+        help="download the model if it is neither a local folder nor in the Hugging Face cache (default: never; "
+        "nothing is downloaded and no connection is made without this flag)",
+    )
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__

@@ -83,28 +83,48 @@ class BLEUConfig:
     * ``scale``: 100 (scores in 0-100) or 1 (in 0-1).
     """
 
-    convention: str = sig_field("conv", "sacrebleu")
+    convention: str = sig_field(
+        "conv",
+        "sacrebleu",
+        help="whose arithmetic: smoothing, brevity penalty, ties",
+        choices=CONVENTIONS,
+        role="convention",
+    )
     tokenizer: str | None = sig_field(
         "tok", None, help=tokenizer_help("bleu", "how text becomes tokens (default: the convention's)")
     )
-    lowercase: bool = sig_field("lc", False)
-    max_order: int | None = sig_field("n", None)
-    weights: tuple[float, ...] | None = sig_field("w", None)
-    smoothing: str | None = sig_field("smooth", None)
-    smooth_value: float | None = sig_field("sv", None)
-    effective_order: bool = sig_field("eff", False)
-    auto_reweigh: bool = sig_field("rew", False)
-    ref_length: str = sig_field("ref", "closest")
-    scale: float | None = sig_field("scale", None)
-    average: str = sig_field("avg", "corpus", choices=("corpus", "sentence"))  # metrics/bleu/sentence.py
-    sentence_round: int | None = sig_field("sround", None)
+    lowercase: bool = sig_field("lc", False, help="lowercase first (ASCII letters only under the moses preset)")
+    max_order: int | None = sig_field("n", None, help="largest n-gram order (default: 4, or the number of weights)")
+    weights: tuple[float, ...] | None = sig_field("w", None, help="one weight per order (default: uniform)")
+    smoothing: str | None = sig_field(
+        "smooth", None, help="exp, floor, add-k, none (sacrebleu); method0..method7 (nltk); add-one (nmt)"
+    )
+    smooth_value: float | None = sig_field("sv", None, help="floor value, k, epsilon or alpha of the smoothing")
+    effective_order: bool = sig_field("eff", False, help="sacrebleu: leave out the orders no n-gram reaches")
+    auto_reweigh: bool = sig_field("rew", False, help="nltk: uniform weights over a hypothesis shorter than 4 tokens")
+    ref_length: str = sig_field(
+        "ref", "closest", help="which reference length counts", choices=("closest", "shortest", "longest")
+    )
+    scale: float | None = sig_field("scale", None, help="100 (scores in 0-100) or 1 (in 0-1)")
+    average: str = sig_field(  # metrics/bleu/sentence.py
+        "avg",
+        "corpus",
+        help="corpus: BLEU of the summed counts; sentence: the mean of each segment's own BLEU (fine-tuning scripts)",
+        choices=("corpus", "sentence"),
+    )
+    sentence_round: int | None = sig_field(
+        "sround",
+        None,
+        help="round each segment's BLEU to this many decimals before the mean (average sentence)",
+        role="convention",
+    )
     preset: str | None = sig_field("preset", None)
     #: spBLEU: the SentencePiece model file of the flores101/flores200/spBLEU-1K tokenizers (default: the file
     #: sacrebleu would use); never in the signature, which names the model by its digest (``spm``)
     spm_model: str | None = sig_field(
         None, None, help="spBLEU's SentencePiece model file (default: where sacrebleu keeps it; never downloaded)"
     )
-    spm: str | None = sig_field("spm", None, metadata={"cli": False, "omit_none": True})
+    spm: str | None = sig_field("spm", None, role="resolved", metadata={"omit_none": True})
 
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:

@@ -90,7 +90,7 @@ class CometConfig:
     preset: str | None = sig_field(None, None)
 
     #: the family this config is for (set by the family)
-    family: str = dataclasses.field(default="comet", repr=False, metadata={"cli": False})
+    family: str = dataclasses.field(default="comet", repr=False, metadata={"role": "internal"})
 
     def __post_init__(self) -> None:
         check_common(self)
@@ -275,7 +275,7 @@ def _config_cls(name: str) -> type:
 
     @dataclasses.dataclass(frozen=True)
     class _Config(CometConfig):
-        family: str = dataclasses.field(default=name, repr=False, metadata={"cli": False})
+        family: str = dataclasses.field(default=name, repr=False, metadata={"role": "internal"})
 
     _Config.__name__ = _Config.__qualname__ = {"comet": "CometConfig", "cometkiwi": "CometKiwiConfig"}.get(
         name, "XCOMETConfig"

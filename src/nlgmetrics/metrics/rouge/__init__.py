@@ -125,28 +125,49 @@ class RougeConfig:
     * ``workers``: processes used for large batches (changes no number).
     """
 
-    rouge_types: tuple[str, ...] = sig_field("types", DEFAULT_TYPES)
+    rouge_types: tuple[str, ...] = sig_field(
+        "types",
+        DEFAULT_TYPES,
+        help="types to compute: rouge1..rouge9, rougeL, rougeLsum, rougeW, rougeS4, rougeSU*, ...",
+    )
     tokenizer: str = sig_field(  # or a text.registry.CallableTokenizer
         "tok", "unicode", help=tokenizer_help("rouge", "how text becomes words (or a callable, in Python)")
     )
-    use_stemmer: bool = sig_field("stem", False)
-    stemmer: str | None = sig_field("stemmer", None)
-    remove_stopwords: bool = sig_field("stop", False)
-    scoring: str = sig_field("scoring", "rouge-score")
-    multi_ref: str = sig_field("multi", "best")
-    beta: float = sig_field("beta", 1.0)
-    alpha: float | None = sig_field("alpha", None)
-    sentence_split: str = sig_field("sent", "newline")
-    sentence_separator: str | None = sig_field("sep", None)
-    length_limit: int = sig_field("l", 0)
-    byte_limit: int = sig_field("b", 0)
-    weight: float = sig_field("w", 1.2)
-    bootstrap_samples: int = sig_field("boot", 0)
-    confidence: float = sig_field("ci", 0.95)
-    seed: int = sig_field("seed", 0)
-    bootstrap_rng: str = sig_field("rng", "generator")
+    use_stemmer: bool = sig_field(
+        "stem", False, help="stem tokens longer than 3 characters (Porter; ROUGE-1.5.5's -m under rouge155)"
+    )
+    stemmer: str | None = sig_field("stemmer", None, help="which stemmer --use-stemmer uses", choices=STEMMERS)
+    remove_stopwords: bool = sig_field("stop", False, help="drop the SMART stop words first (ROUGE-1.5.5's -s)")
+    scoring: str = sig_field("scoring", "rouge-score", help="whose arithmetic", choices=SCORINGS, role="convention")
+    multi_ref: str = sig_field(
+        "multi",
+        "best",
+        help="several references: the best one, pooled (-f B / -f A), the best P and best R (pycocoevalcap), or "
+        "the mean over the references (torchmetrics)",
+        choices=MULTI_REF,
+    )
+    beta: float = sig_field("beta", 1.0, help="F-beta: recall counts beta times as much as precision")
+    alpha: float | None = sig_field("alpha", None, help="ROUGE-1.5.5's -p: F = PR / ((1 - alpha) P + alpha R)")
+    sentence_split: str = sig_field("sent", "newline", help="sentences of rougeLsum", choices=SENTENCE_SPLITS)
+    sentence_separator: str | None = sig_field(
+        "sep", None, help="a string that marks sentence breaks in one-line summaries, e.g. '\\n' or '<n>'"
+    )
+    length_limit: int = sig_field("l", 0, help="ROUGE-1.5.5's -l: only the first N words of each summary")
+    byte_limit: int = sig_field("b", 0, help="ROUGE-1.5.5's -b: only the first N bytes of each summary")
+    weight: float = sig_field("w", 1.2, help="weight of rougeW (ROUGE-1.5.5's -w)")
+    bootstrap_samples: int = sig_field("boot", 0, help="add a bootstrap confidence interval over N resamples")
+    confidence: float = sig_field("ci", 0.95, help="level of that interval")
+    seed: int = sig_field("seed", 0, help="seed of the resampling")
+    bootstrap_rng: str = sig_field(
+        "rng",
+        "generator",
+        help="the resampling's random numbers: generator (one seeded draw shared by every type) or legacy "
+        "(RandomState(seed), type after type, as rouge-score after np.random.seed: HF evaluate's rouge)",
+        choices=BOOTSTRAP_RNGS,
+        role="convention",
+    )
     preset: str | None = sig_field("preset", None)
-    workers: int = dataclasses.field(default=1, compare=False)  # changes no number
+    workers: int = sig_field(None, 1, help="processes for large inputs (never changes a number)", compare=False)
 
     def __post_init__(self) -> None:
         types = self.rouge_types
