@@ -55,7 +55,7 @@ __all__ = sorted([*_EXPORTS, "__version__"])
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
+    module = _EXPORTS.get(name) or _exports().get(name)  # or a family added to the catalogue after import
     if module is None:
         raise AttributeError(f"module 'nlgmetrics' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)

@@ -38,10 +38,13 @@ __all__ = [
     "FAMILIES",
     "LEGACY",
     "TOKENISATIONS",
+    "WORD_TOKENISATIONS",
+    "Accepts",
     "Tokenisation",
     "accepted",
     "canonical",
     "choices",
+    "declare",
     "resolve",
     "resolve_quietly",
     "tokenizer",
@@ -152,6 +155,19 @@ FAMILIES: dict[str, _Accepts] = {
     "coco": _CAPTIONS,
     **dict.fromkeys(("cer", "wer", "mer", "wil", "wip"), _EDIT),
 }
+
+
+#: What a family accepts (the type :func:`declare` takes).
+Accepts = _Accepts
+#: The word tokenisations a new family can offer as they are: sacrebleu's, MeCab, jieba, jiwer's, ... (GLEU's
+#: set, with ``char`` as ``list(text)``).
+WORD_TOKENISATIONS = _Accepts((*_GENERAL, *_JIWER), {**_UNIDIC, **_CHAR_LIST})
+
+
+def declare(family: str, accepts: _Accepts = WORD_TOKENISATIONS) -> None:
+    """Declare, from a family's own module, what its ``tokenizer`` option accepts: a family added with one module
+    and its catalogue line needs no edit here. A family declared in :data:`FAMILIES` keeps its declaration."""
+    FAMILIES.setdefault(family, accepts)
 
 
 def _accepts(family: str) -> _Accepts:
