@@ -81,9 +81,13 @@ def _collect(
 ) -> Collected:
     rd, _ = _require_ray()
     wanted = job.wanted(list(dataset.columns()), "Dataset")
-    context = rd.DataContext.get_current()
-    kept = context.execution_options.preserve_order
-    context.execution_options.preserve_order = True  # the ordered sums (CIDEr's records) and segments need it
+    # the ordered sums (CIDEr's records) and the segments need the rows in input order: a Dataset runs under the
+    # context it was made with (a copy of the current one then), so the switch goes on both, and both get back
+    # what they had (without it, actors finishing out of turn hand back the blocks in another order)
+    contexts = {id(c): c for c in (rd.DataContext.get_current(), getattr(dataset, "context", None)) if c is not None}
+    kept = {key: c.execution_options.preserve_order for key, c in contexts.items()}
+    for c in contexts.values():
+        c.execution_options.preserve_order = True
     use_actors = actors is not None or num_gpus is not None or job.metric in IN_PROCESS
     if actors is not None and (isinstance(actors, bool) or not isinstance(actors, int) or actors < 1):
         raise ValueError(f"actors must be a positive integer, got {actors!r}")
@@ -114,7 +118,8 @@ def _collect(
                     break
             collected = rows.take_all()
     finally:
-        context.execution_options.preserve_order = kept
+        for key, c in contexts.items():
+            c.execution_options.preserve_order = kept[key]
     return job.gather([r["stats"] for r in collected], [r["segments"] for r in collected] if job.segments else None)
 
 

@@ -105,3 +105,31 @@ def test_a_model_family_runs_on_actors_in_input_order(ray_local):
     assert got.signature == expected.signature
     with pytest.raises(ValueError, match="actors must be a positive integer"):
         score_dataset(ds, "bertscore", actors=0, model=model, num_layers=6)
+
+
+def test_the_dataset_itself_keeps_input_order(ray_local):
+    """A Dataset runs under the context it was made with, a copy of the current one: ordering must be switched on
+    there, or blocks come back in the order the workers finish (the per-segment scores of a model family on two
+    actors came back shifted by a block under load). The switch is on while the rows are collected, then off."""
+    from nlgmetrics.ray import score_dataset
+
+    ds = _dataset(ray_local, ["a b", "c d", "e f"], [["a b"], ["c"], ["f"]], 3)
+    assert ds.context is not ray_local.data.DataContext.get_current()
+    ds.context.execution_options.preserve_order = False  # as a dataset made before any call has it
+    seen: list[bool] = []
+    dataset_cls = ray_local.data.Dataset
+    original = dataset_cls.map_batches
+
+    def spy(self, *args, **kwargs):
+        seen.append(self.context.execution_options.preserve_order)
+        return original(self, *args, **kwargs)
+
+    dataset_cls.map_batches = spy
+    try:
+        got = score_dataset(ds, "bleu", segments=True, batch_size=1)
+    finally:
+        dataset_cls.map_batches = original
+    assert seen
+    assert all(seen)
+    assert not ds.context.execution_options.preserve_order  # given back
+    assert got.score == _expected("bleu", ["a b", "c d", "e f"], [["a b"], ["c"], ["f"]]).score
