@@ -59,10 +59,10 @@ class _Imports:
         self.names[local] = (module, name, obj)
         return local
 
-    def lines(self) -> list[str]:
+    def lines(self, package: str = "nlgmetrics") -> list[str]:
         out = []
         for local, (module, name, _) in sorted(self.names.items(), key=lambda kv: (kv[1][0], kv[0])):
-            out.append(f"from {_relative(module)} import {name}" + (f" as {local}" if local != name else ""))
+            out.append(f"from {_relative(module, package)} import {name}" + (f" as {local}" if local != name else ""))
         return out
 
 
@@ -70,8 +70,12 @@ class _Imports:
 _PUBLIC: dict[str, Any] = {}
 
 
-def _relative(module: str) -> str:
-    return "." + module[len("nlgmetrics.") :] if module.startswith("nlgmetrics.") else module
+def _relative(module: str, package: str = "nlgmetrics") -> str:
+    """``module`` imported from a stub of ``package`` (relative inside nlgmetrics)."""
+    if not module.startswith("nlgmetrics."):
+        return module
+    dots = "." * (package.count(".") + 1)
+    return dots + module[len("nlgmetrics.") :]
 
 
 def _defining_module(name: str, obj: Any, fallback: str) -> str:
@@ -175,10 +179,64 @@ def _parameter(param: inspect.Parameter, namespace: dict[str, Any], home: str, i
     return text
 
 
-def _typed_function(name: str, fn: Any, family: Any, imports: _Imports) -> str:
-    """One line: ``def name(<runtime parameters>, *, <config fields>) -> Result: ...``."""
+def _config_parameters(family: Any, explicit: set[str], imports: _Imports, *, literal_defaults: bool) -> list[str]:
+    """``name: type = default`` for each config field a caller may give (not those in ``explicit``) and each option
+    alias; the default spelt out where no preset sets the field (``...`` where the preset decides)."""
     from nlgmetrics.signature import field_role
 
+    config_ns = vars(importlib.import_module(family.config_cls.__module__))
+    preset_set = {key for values in family.presets.values() for key in values}
+    parts: list[str] = []
+    types: dict[str, str] = {}
+    for field in dataclasses.fields(family.config_cls):
+        if field_role(field) in _NOT_OPTIONS:
+            continue
+        if field.name == "preset":
+            ftype = f"{_literal(family.presets)} | None" if family.presets else "str | None"
+        else:
+            ftype = _field_type(field, config_ns, family.config_cls.__module__, imports)
+        types[field.name] = ftype
+        if field.name in explicit:
+            continue
+        if field.default is not dataclasses.MISSING and field.name not in preset_set and literal_defaults:
+            default = _default(field.default)
+        else:
+            default = "..."
+        parts.append(f"{field.name}: {ftype} = {default}")
+    for alias, canonical in sorted(family.option_aliases.items()):
+        if canonical in types and alias not in explicit:
+            parts.append(f"{alias}: {types[canonical]} = ...")
+    return parts
+
+
+def _importable(cls: type) -> tuple[str, str, type]:
+    """``cls`` as ``(module, name, class)``, or its nearest base a module has by name (a class built per family,
+    as COMET's configs are, is typed as the class it derives from)."""
+    for base in cls.__mro__:
+        module = importlib.import_module(base.__module__)
+        if getattr(module, base.__name__, None) is base:
+            return base.__module__, base.__name__, base
+    raise LookupError(f"no importable class for {cls!r}")
+
+
+def _stateful_class(cls_name: str, family: Any, imports: _Imports) -> str:
+    """Two lines: ``class BLEU(Metric[Config, Stats, Result])`` and its ``__init__`` with the config fields."""
+    formula = family.formula
+    ret = inspect.signature(formula).return_annotation
+    result = "Any"
+    if ret is not inspect.Signature.empty:
+        text = ret if isinstance(ret, str) else inspect.formatannotation(ret)
+        result = _annotation(text, formula.__globals__, formula.__module__, imports)
+    config = imports.add(*_importable(family.config_cls))
+    stats = imports.add(*_importable(family.stats_cls))
+    preset = f"{_literal(family.presets)} | None" if family.presets else "str | None"
+    parts = ["self", f"preset: {preset} = None", "*", "keep_segments: bool = False"]
+    parts += _config_parameters(family, {"preset", "keep_segments"}, imports, literal_defaults=True)
+    return f"class {cls_name}(Metric[{config}, {stats}, {result}]):\n    def __init__({', '.join(parts)}) -> None: ..."
+
+
+def _typed_function(name: str, fn: Any, family: Any, imports: _Imports) -> str:
+    """One line: ``def name(<runtime parameters>, *, <config fields>) -> Result: ...``."""
     home = fn.__module__
     namespace = fn.__globals__
     params = list(inspect.signature(fn).parameters.values())
@@ -201,31 +259,9 @@ def _typed_function(name: str, fn: Any, family: Any, imports: _Imports) -> str:
         parts.append(text)
     if not star:
         parts.append("*")
-    config_module = importlib.import_module(family.config_cls.__module__)
-    config_ns = vars(config_module)
-    preset_set = {key for values in family.presets.values() for key in values}
     # a sentence-level function applies its tool's sentence defaults (sacrebleu's sentence_bleu: effective_order),
     # so its config defaults are not the corpus ones: the stub leaves them to the function
-    sentence = name.startswith("sentence_")
-    types: dict[str, str] = {}
-    for field in dataclasses.fields(family.config_cls):
-        if field_role(field) in _NOT_OPTIONS:
-            continue
-        if field.name == "preset":
-            ftype = f"{_literal(family.presets)} | None" if family.presets else "str | None"
-        else:
-            ftype = _field_type(field, config_ns, family.config_cls.__module__, imports)
-        types[field.name] = ftype
-        if field.name in explicit:
-            continue
-        if field.default is not dataclasses.MISSING and field.name not in preset_set and not sentence:
-            default = _default(field.default)
-        else:
-            default = "..."
-        parts.append(f"{field.name}: {ftype} = {default}")
-    for alias, canonical in sorted(family.option_aliases.items()):
-        if canonical in types and alias not in explicit:
-            parts.append(f"{alias}: {types[canonical]} = ...")
+    parts += _config_parameters(family, explicit, imports, literal_defaults=not name.startswith("sentence_"))
     returns = ""
     ret = inspect.signature(fn).return_annotation
     if ret is not inspect.Signature.empty:
@@ -288,7 +324,23 @@ def render() -> dict[str, str]:
     return {
         "src/nlgmetrics/__init__.pyi": init,
         "src/nlgmetrics/functional.pyi": _sort_imports(functional, "src/nlgmetrics/functional.pyi"),
+        "src/nlgmetrics/stateful/__init__.pyi": _stateful_stub(head),
     }
+
+
+def _stateful_stub(head: list[str]) -> str:
+    """``nlgmetrics.stateful``: one class per family, its ``__init__`` taking the family's config fields."""
+    from nlgmetrics.metrics.catalog import CATALOG, get_family
+
+    classes = {entry.cls: name for name, entry in CATALOG.items() if entry.cls}
+    _PUBLIC.clear()
+    imports = _Imports({*classes, "Metric", "stateful_class"})
+    body = [_stateful_class(cls, get_family(classes[cls]), imports) for cls in sorted(classes)]
+    imports.add("typing", "Any", Any)
+    lines = [*head, "from .metric import Metric as Metric", *imports.lines("nlgmetrics.stateful"), ""]
+    lines.append("__all__ = [" + ", ".join(_repr(n) for n in ["Metric", *sorted(classes)]) + "]")
+    lines += ["", "def stateful_class(name: str) -> type[Metric[Any, Any, Any]]: ...", "", *body, ""]
+    return _sort_imports("\n".join(lines), "src/nlgmetrics/stateful/__init__.pyi")
 
 
 def _sort_imports(text: str, path: str) -> str:

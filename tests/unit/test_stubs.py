@@ -25,6 +25,7 @@ from nlgmetrics.signature import field_role
 
 ROOT = Path(__file__).resolve().parents[2]
 STUB = ROOT / "src" / "nlgmetrics" / "__init__.pyi"
+STATEFUL_STUB = ROOT / "src" / "nlgmetrics" / "stateful" / "__init__.pyi"
 REGENERATE = "PYTHONPATH=src python scripts/gen_stubs.py"
 NOT_OPTIONS = {"resolved", "internal"}
 
@@ -51,6 +52,13 @@ def _stub_defs() -> dict[str, ast.FunctionDef]:
     return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
 
 
+def _options(family: Any) -> set[str]:
+    """What a caller may give a family's ``make_config``: the config fields but the resolved and internal ones, and
+    the option aliases."""
+    fields = {f.name for f in dataclasses.fields(family.config_cls) if field_role(f) not in NOT_OPTIONS}
+    return fields | set(family.option_aliases)
+
+
 def test_every_function_taking_options_has_its_config_fields_as_keywords() -> None:
     """Each ``**options`` function is spelled out in the stub with exactly what it takes at run time: its own
     parameters, its family's config fields (but the ``resolved``/``internal`` ones) and the option aliases."""
@@ -66,13 +74,25 @@ def test_every_function_taking_options_has_its_config_fields_as_keywords() -> No
             typed += 1
             node = defs[fn_name]
             assert node.args.kwarg is None, fn_name
-            fields = {f.name for f in dataclasses.fields(family.config_cls) if field_role(f) not in NOT_OPTIONS}
-            expected = {p.name for p in params if p.kind is not p.VAR_KEYWORD} | fields | set(family.option_aliases)
+            expected = {p.name for p in params if p.kind is not p.VAR_KEYWORD} | _options(family)
             got = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
             assert got == expected, fn_name
             positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
             assert [a.arg for a in node.args.args] == positional, fn_name
     assert typed >= 20
+
+
+def test_every_stateful_class_takes_its_config_fields() -> None:
+    tree = ast.parse(STATEFUL_STUB.read_text(encoding="utf-8"))
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    expected_classes = {entry.cls: name for name, entry in CATALOG.items() if entry.cls}
+    assert set(classes) == set(expected_classes)
+    for cls, name in expected_classes.items():
+        (init,) = [node for node in classes[cls].body if isinstance(node, ast.FunctionDef)]
+        args = init.args
+        assert args.kwarg is None, cls
+        assert [a.arg for a in args.args] == ["self", "preset"], cls
+        assert {a.arg for a in args.kwonlyargs} == {"keep_segments"} | _options(get_family(name)) - {"preset"}, cls
 
 
 def test_mypy_reads_the_options_of_a_lazy_export(tmp_path: Path) -> None:
@@ -89,8 +109,10 @@ def test_mypy_reads_the_options_of_a_lazy_export(tmp_path: Path) -> None:
             nm.bleu(P, R, tokenizer="13a", lowercase=True)
             nm.bleu(P, R, tokenize="13a", preset="nltk")
             chrf(P, R, word_order=2)
+            m = nm.BLEU("nltk", keep_segments=True, tokenize="13a")
             nm.bleu(P, R, tokenzier="13a")
             nm.bleu(P, R, preset="sacrebleu2")
+            nm.CHRF(word_ordr=2)
             """
         ),
         encoding="utf-8",
@@ -105,6 +127,7 @@ def test_mypy_reads_the_options_of_a_lazy_export(tmp_path: Path) -> None:
     stdout, stderr, status = api.run(["--config-file", str(config), "--no-error-summary", str(sample)])
     errors = [line for line in stdout.splitlines() if ": error:" in line]
     assert status == 1, stdout + stderr
-    assert len(errors) == 2, stdout
-    assert errors[0].startswith(f'{sample}:9: error: Unexpected keyword argument "tokenzier" for "bleu"')
-    assert errors[1].startswith(f'{sample}:10: error: Argument "preset" to "bleu"')
+    assert len(errors) == 3, stdout
+    assert errors[0].startswith(f'{sample}:10: error: Unexpected keyword argument "tokenzier" for "bleu"')
+    assert errors[1].startswith(f'{sample}:11: error: Argument "preset" to "bleu"')
+    assert errors[2].startswith(f'{sample}:12: error: Unexpected keyword argument "word_ordr" for "CHRF"')
