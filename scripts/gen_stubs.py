@@ -1,14 +1,16 @@
 """Write the typed stubs of the lazy public modules from the catalogue and each family's config dataclass.
 
-``nlgmetrics`` and ``nlgmetrics.functional`` export their functions lazily (a module ``__getattr__``), so to a type
-checker or an editor ``nlgmetrics.bleu`` would be ``Any``. The stubs written here give them the real signatures,
-at no cost at run time (a ``.pyi`` is never imported):
+``nlgmetrics``, ``nlgmetrics.functional`` and ``nlgmetrics.stateful`` export lazily (a module ``__getattr__``), so
+to a type checker or an editor ``nlgmetrics.bleu`` would be ``Any``. The stubs written here give them the real
+signatures, at no cost at run time (a ``.pyi`` is never imported):
 
 * a function that takes ``**options`` at run time (they go to its family's ``make_config``) gets one keyword-only
   parameter per config field (role ``option``, ``convention`` or ``object``; ``resolved`` and ``internal`` fields
   are not the user's to give), plus the family's ``option_aliases`` (``tokenize=`` for BLEU's ``tokenizer``), with
   the field's type, its declared ``choices`` and the family's presets as ``Literal``, and its default where no
   preset sets it (``...`` where the preset decides);
+* each stateful class (``nlgmetrics.stateful``) is ``Metric[Config, Stats, Result]`` whose ``__init__`` takes
+  ``preset``, ``keep_segments`` and the same keywords;
 * a function with explicit keywords only, and every other public name, is re-exported from its module.
 
 Run it after adding or changing a family (``tests/unit/test_stubs.py`` fails until the stubs match)::
