@@ -24,7 +24,7 @@ def native() -> ModuleType:
     global _MODULE, _MISSING
     if _MODULE is None:
         try:
-            from .. import _native
+            from .. import _native  # type: ignore[attr-defined]  # the compiled module has no stub
         except ImportError as err:
             _MISSING = str(err)
             raise MissingExtensionError(_MISSING) from err
