@@ -29,11 +29,12 @@ from typing import Any
 import numpy as np
 
 from .._inputs import relocate
-from .._store import MAX_OPEN_WRITERS, EntryError, Store, parse_size
+from .._store import MAX_OPEN_WRITERS, EntryError, Store
 from .._version import __version__
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
 from ..stats import CarriedColumn, StatsBatch
+from .config import RunConfig
 from .sources import JsonlField, Lines, Memory, Source, chunked_rows, open_source
 from .spec import MetricSpec, parse_metrics
 
@@ -304,20 +305,6 @@ class _Inline:
 
 
 # ---------------------------------------------------------------------------------------------- inputs
-#: The most resamples a bootstrap or paired test may ask for (each one re-scores the whole corpus).
-MAX_SAMPLES = 1_000_000
-
-
-def _check_count(name: str, value: Any, minimum: int, maximum: int | None) -> None:
-    """An integer option of the run: never a bool, a float, NaN or out of range; the message names it."""
-    flag = "--" + name.replace("_", "-")
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InvalidInputError(f"{name} ({flag}) must be an integer, got {value!r}")
-    if value < minimum or (maximum is not None and value > maximum):
-        upper = f" and <= {maximum:,}" if maximum is not None else ""
-        raise InvalidInputError(f"{name} ({flag}) must be >= {minimum}{upper}, got {value!r}")
-
-
 def _reference_sources(references: Any, ref_field: str | None) -> list[Source]:
     """The reference columns: one file (a path or a Source), a list of files (several references per
     segment), or text in memory: :class:`~nlgmetrics.evaluate.sources.Texts`, or a list of per-segment lists.
@@ -457,22 +444,29 @@ def evaluate(
     >>> ev.scores["wer"]["b"].score
     0.4
     """
+    run = RunConfig(
+        baseline=baseline,
+        bootstrap=bootstrap,
+        confidence=confidence,
+        test=test,
+        paired_samples=paired_samples,
+        seed=seed,
+        jobs=jobs,
+        chunk_size=chunk_size,
+        ref_field=ref_field,
+        pred_field=pred_field,
+        keep_segments=keep_segments,
+        progress=progress,
+        cache_dir=cache_dir,
+        src_field=src_field,
+        cache_max_size=cache_max_size,
+    )
     specs = parse_metrics(metrics)
     if not systems:
         raise InvalidInputError("no system given: pass at least one system output")
     names = list(systems)
     if baseline is not None and baseline not in systems:
         raise InvalidInputError(f"baseline {baseline!r} is not one of the systems: {', '.join(names)}")
-    _check_count("bootstrap", bootstrap, 0, MAX_SAMPLES)
-    if paired_samples is not None:
-        _check_count("paired_samples", paired_samples, 1, MAX_SAMPLES)
-    _check_count("seed", seed, 0, None)
-    _check_count("jobs", jobs, 1, None)
-    _check_count("chunk_size", chunk_size, 1, None)
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
-        raise InvalidInputError(f"confidence (--confidence) must be a number between 0 and 1, got {confidence!r}")
-    if test not in (None, "bs", "ar"):
-        raise InvalidInputError(f"unknown paired test {test!r}; valid values are 'bs', 'ar' or None")
     ref_sources = _reference_sources(references, ref_field)
     sys_sources = [_system_source(n, systems[n], pred_field) for n in names]
     from ..eval_logs import carried_specs, check_same_documents
@@ -483,14 +477,8 @@ def evaluate(
     if needs_sources and sources is None:
         raise InvalidInputError(f"{', '.join(needs_sources)} need(s) the sources: pass sources= (--src FILE)")
     src_sources = [] if sources is None else [_source_column(sources, src_field)]
-    need_segments = keep_segments or bootstrap > 0 or (baseline is not None and test is not None)
-    cache_max_bytes = None if cache_max_size is None else parse_size(cache_max_size)
-    if cache_max_bytes is not None and cache_dir is None:
-        # an error, not a silent no-op: the budget would be taken as applied while nothing is cached at all
-        raise InvalidInputError(
-            "cache_max_size (--cache-max-size) is the budget of a cache directory: give the directory too "
-            "(cache_dir=, --cache DIR), or drop the size"
-        )
+    need_segments = run.need_segments
+    cache_max_bytes = run.cache_max_bytes()
     families = {s.label: s.family() for s in specs}
     configs = {s.label: s.config() for s in specs}
 
@@ -693,14 +681,7 @@ def evaluate(
                         )
                     per = fam.segment_scores(batches[key], seg_cfg)
                     segment_scores.setdefault(column, {})[name] = tuple(_segment_value(v, select) for v in per)
-    settings = {
-        "bootstrap": bootstrap,
-        "confidence": confidence,
-        "test": test,
-        "paired_samples": paired_samples,
-        "seed": seed,
-        "chunk_size": chunk_size,
-    }
+    settings = run.settings()
     table_columns = tuple(
         Column(label=column, spec=spec, select=select) for spec in specs for column, select in columns_of[spec.label]
     )
