@@ -109,8 +109,8 @@ class Size(Check):
     """A size in bytes, or a string such as ``500M`` or ``4G`` (:func:`nlgmetrics._store.parse_size`)."""
 
     def problem(self, value: Any, *, file: bool = False) -> str | None:
-        if isinstance(value, str) or (_is_integer(value) and value > 0):
-            return None
+        if isinstance(value, str) or _is_integer(value):
+            return None  # the unit and the range: parse_size's own words, in validate()
         return "a size such as 500M or 4G"
 
     def validate(self, value: Any, who: str, *, file: bool = False) -> None:
