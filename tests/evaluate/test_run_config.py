@@ -13,7 +13,7 @@ import pytest
 from nlgmetrics.cli.main import build_parser, main
 from nlgmetrics.errors import InvalidInputError
 from nlgmetrics.evaluate import Texts, evaluate, load_config
-from nlgmetrics.evaluate.config import INPUTS, RunConfig, settings
+from nlgmetrics.evaluate.config import INPUTS, RunConfig, declarations
 
 #: The command's own flags: its inputs are in INPUTS, these are neither settings nor inputs.
 COMMAND_ONLY = {"-h", "--help", "--config", "--json", "--quiet"}
@@ -30,19 +30,19 @@ def test_evaluate_keywords_are_the_api_fields_in_order():
     keywords = [(p.name, p.default) for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
     # ``sources`` is an input (like references and systems), not a setting: INPUTS declares it for the file
     assert "sources" in INPUTS
-    api = [(f.name, f.default) for f in dataclasses.fields(RunConfig) if dict(settings())[f.name].api]
+    api = [(f.name, f.default) for f in dataclasses.fields(RunConfig) if declarations()[f.name].api]
     assert [k for k in keywords if k[0] != "sources"] == api
 
 
 def test_command_flags_are_the_cli_fields():
     flags = _flags()
-    declared = {s.flag: name for name, s in settings() if s.flag is not None}
+    declared = {s.flag: name for name, s in declarations().items() if s.flag is not None}
     assert set(flags) == set(declared) | {i.flag for i in INPUTS.values()} | COMMAND_ONLY
     for flag, name in declared.items():
         action = flags[flag]
         assert action.dest == name
         assert action.default is None  # "not given": a config file's value applies
-        assert action.help == dict(settings())[name].help
+        assert action.help == declarations()[name].help
 
 
 def test_file_keys_are_the_key_fields(tmp_path):
@@ -51,7 +51,7 @@ def test_file_keys_are_the_key_fields(tmp_path):
     with pytest.raises(InvalidInputError, match="valid keys: ") as err:
         load_config(path)
     listed = re.search(r"valid keys: ([^)]*)\)", str(err.value)).group(1).split(", ")
-    assert listed == [*INPUTS, *(s.key for _, s in settings() if s.key is not None)]
+    assert listed == [*INPUTS, *(s.key for _, s in declarations().items() if s.key is not None)]
 
 
 def test_every_setting_travels_from_file_and_flag(tmp_path):
@@ -64,7 +64,7 @@ def test_every_setting_travels_from_file_and_flag(tmp_path):
         encoding="utf-8",
     )
     conf = load_config(path)
-    keys = {s.key for _, s in settings() if s.key is not None}
+    keys = {s.key for _, s in declarations().items() if s.key is not None}
     assert keys <= set(conf)
     args = build_parser("evaluate").parse_args(["evaluate", "--seed", "9", "--test", "ar"])
     run = RunConfig.from_args(args, conf)
@@ -79,9 +79,9 @@ def test_every_setting_travels_from_file_and_flag(tmp_path):
     assert RunConfig.from_args(no_flags) == RunConfig()
 
 
-@pytest.mark.parametrize("name", [n for n, s in settings() if s.check is not None and s.flag is not None])
+@pytest.mark.parametrize("name", [n for n, s in declarations().items() if s.check is not None and s.flag is not None])
 def test_a_bad_value_names_the_keyword_and_the_flag(name):
-    flag = dict(settings())[name].flag
+    flag = declarations()[name].flag
     with pytest.raises(InvalidInputError, match=re.escape(f"{name} ({flag}) must be")):
         RunConfig(**{name: object()})
 

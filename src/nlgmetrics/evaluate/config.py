@@ -22,12 +22,12 @@ import dataclasses
 import difflib
 import numbers
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import InvalidInputError
 
-__all__ = ["INPUTS", "MAX_SAMPLES", "RunConfig", "Setting", "check_file"]
+__all__ = ["INPUTS", "MAX_SAMPLES", "RunConfig", "Setting", "check_file", "declarations"]
 
 #: The most resamples a bootstrap or paired test may ask for (each one re-scores the whole corpus).
 MAX_SAMPLES = 1_000_000
@@ -169,7 +169,7 @@ def setting(
     **more: Any,
 ) -> Any:
     """A :class:`RunConfig` field. The flag defaults to ``--<name-with-dashes>`` and the key to the name; they are
-    filled in by :func:`_settings` once the name is known."""
+    filled in by :func:`declarations` once the name is known."""
     meta = {"flag": flag if cli else None, "key": key if file else None, "help": help, "check": check, **more}
     return dataclasses.field(default=default, metadata={"setting": meta})
 
@@ -271,7 +271,7 @@ class RunConfig:
     )
 
     def __post_init__(self) -> None:
-        for name, decl in _settings().items():
+        for name, decl in declarations().items():
             value = getattr(self, name)
             if decl.check is not None and value is not None:
                 decl.check.validate(value, who(name))
@@ -300,18 +300,18 @@ class RunConfig:
 
     def settings(self) -> dict[str, Any]:
         """What an :class:`~nlgmetrics.evaluate.runner.Evaluation` records of the run."""
-        return {name: getattr(self, name) for name, decl in _settings().items() if decl.recorded}
+        return {name: getattr(self, name) for name, decl in declarations().items() if decl.recorded}
 
     def keywords(self) -> dict[str, Any]:
         """The ``api`` fields, as keywords of :func:`~nlgmetrics.evaluate.evaluate`."""
-        return {name: getattr(self, name) for name, decl in _settings().items() if decl.api}
+        return {name: getattr(self, name) for name, decl in declarations().items() if decl.api}
 
     # ------------------------------------------------------------------------------------------ the command
     @classmethod
     def add_arguments(cls, group: Any, name: str) -> None:
         """Add the flags of the settings in ``--help`` group ``name`` to ``group`` (an argparse group). Every flag
         defaults to ``None`` (not given), so that a config file's value applies unless the flag is given."""
-        for field, decl in _settings().items():
+        for field, decl in declarations().items():
             if decl.flag is None or decl.group != name:
                 continue
             check = decl.check
@@ -333,7 +333,7 @@ class RunConfig:
         mapping read by :func:`~nlgmetrics.evaluate.load_config`), else its default; ``values`` set the fields
         that are neither (``keep_segments``, ``progress``)."""
         file = file or {}
-        for field, decl in _settings().items():
+        for field, decl in declarations().items():
             if field in values:
                 continue
             value = getattr(args, field, None) if decl.flag is not None else None
@@ -350,15 +350,16 @@ class RunConfig:
 
 def who(name: str) -> str:
     """How a message names a setting: its keyword, and its flag when it has one."""
-    flag = _settings()[name].flag
+    flag = declarations()[name].flag
     return f"{name} ({flag})" if flag else name
 
 
 _SETTINGS: dict[str, Setting] = {}
 
 
-def _settings() -> dict[str, Setting]:
-    """Each field's :class:`Setting`, its flag and key filled in from its name."""
+def declarations() -> dict[str, Setting]:
+    """Each field's :class:`Setting`, in field order, its flag and key filled in from its name (one shared
+    mapping: not to be modified)."""
     if not _SETTINGS:
         for f in dataclasses.fields(RunConfig):
             meta = dict(f.metadata["setting"])
@@ -368,11 +369,6 @@ def _settings() -> dict[str, Setting]:
                 meta["key"] = f.name
             _SETTINGS[f.name] = Setting(**meta)
     return _SETTINGS
-
-
-def settings() -> Iterator[tuple[str, Setting]]:
-    """The declared settings, in field order: ``(name, setting)``."""
-    return iter(_settings().items())
 
 
 # ---------------------------------------------------------------------------------------------- config files
@@ -416,7 +412,7 @@ INPUTS: dict[str, Input] = {
 def file_keys() -> dict[str, Check | None]:
     """Every key a run-config file may hold, with its check: the inputs, then the settings."""
     keys: dict[str, Check | None] = dict(INPUTS)
-    keys.update({decl.key: decl.check for decl in _settings().values() if decl.key is not None})
+    keys.update({decl.key: decl.check for decl in declarations().values() if decl.key is not None})
     return keys
 
 
@@ -424,7 +420,7 @@ def path_keys() -> tuple[str, ...]:
     """The keys whose values are paths (relative to the config file)."""
     return (
         *(k for k, v in INPUTS.items() if v.path),
-        *(decl.key for decl in _settings().values() if decl.key is not None and decl.path),
+        *(decl.key for decl in declarations().values() if decl.key is not None and decl.path),
     )
 
 

@@ -434,7 +434,8 @@ def evaluate(
     simplified: the metrics that use them (SARI) receive them, the others never see them. ``cache_max_size``
     (bytes, or a size such as ``"4G"``) is the cache directory's budget: the least recently used entries are
     removed beyond it. The cache holds numbers only and verifies every entry before use (see
-    :mod:`nlgmetrics._store`).
+    :mod:`nlgmetrics._store`). The settings are the fields of :class:`~nlgmetrics.evaluate.config.RunConfig`,
+    which checks them and declares each one's flag and config-file key.
 
     >>> ev = evaluate([["the cat sat"], ["a dog"]], {"a": ["the cat sat", "a dog"], "b": ["the cat", "dog"]},
     ...               ["wer", "nls"], baseline="a", bootstrap=0, test=None)
