@@ -76,8 +76,8 @@ def unknown_option(kind: str, value: object, valid: list[str] | tuple[str, ...])
     return UnknownOptionError(f"unknown {kind} {value!r}; valid values are: {choices}")
 
 
-def warn(message: str) -> None:
-    """``warnings.warn(message, UserWarning)`` attributed to the caller's code: the first frame outside nlgmetrics,
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn(message, category)`` attributed to the caller's code: the first frame outside nlgmetrics,
     however deep in the library the warning is raised."""
 
     def ours(f: Any) -> bool:
@@ -90,4 +90,4 @@ def warn(message: str) -> None:
     while frame is not None and ours(frame):
         frame = frame.f_back  # type: ignore[assignment]
         level += 1
-    warnings.warn(message, UserWarning, stacklevel=level)
+    warnings.warn(message, category, stacklevel=level)

@@ -97,7 +97,7 @@ def test_invalid_utf8_is_named_in_the_same_words(cli, write):
         ("bootstrp = 100\n", "unknown key 'bootstrp'; did you mean 'bootstrap'?"),
         ("job = 2\n", "unknown key 'job'; did you mean 'jobs'?"),
         ('refrence_field = "refs"\n', "unknown key 'refrence_field'; did you mean 'ref_field'?"),
-        ("bootstrap = -5\n", "'bootstrap' must be an integer >= 0, got -5"),
+        ("bootstrap = -5\n", "'bootstrap' must be >= 0 and <= 1,000,000, got -5"),
         ("bootstrap = nan\n", "'bootstrap' must be an integer >= 0, got nan"),
         ("bootstrap = 10.0\n", "'bootstrap' must be an integer >= 0, got 10.0"),
         ("confidence = inf\n", "'confidence' must be a number between 0 and 1, got inf"),

@@ -28,16 +28,6 @@ def _system(value: str) -> tuple[str, str]:
     return (base.rsplit(".", 1)[0] if "." in base else base), value
 
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
-    return value
-
-
 def _command_line(args: argparse.Namespace) -> str:
     """The command line as typed (for the report's provenance block)."""
     import shlex
@@ -59,6 +49,10 @@ class EvaluateCommand(Command):
     )
 
     def add_all_arguments(self, parser: argparse.ArgumentParser) -> None:
+        # the flags of the run settings, their help and types are declared by RunConfig (imported here: the
+        # registry imports this module for every command)
+        from ..evaluate.config import RunConfig
+
         inp = parser.add_argument_group("input")
         inp.add_argument(
             "--ref",
@@ -78,9 +72,7 @@ class EvaluateCommand(Command):
         inp.add_argument(
             "--src", metavar="FILE", help="sources, one per segment (for the metrics that use them, e.g. SARI)"
         )
-        inp.add_argument("--src-field", metavar="NAME", help="JSON Lines field of the sources (default: source)")
-        inp.add_argument("--ref-field", metavar="NAME", help="JSON Lines field of the references")
-        inp.add_argument("--pred-field", metavar="NAME", help="JSON Lines field of the predictions")
+        RunConfig.add_arguments(inp, "input")
         inp.add_argument("--config", metavar="FILE", help="a run configuration (.toml, .yaml); flags win over it")
         run = parser.add_argument_group("run")
         run.add_argument(
@@ -90,42 +82,16 @@ class EvaluateCommand(Command):
             metavar="SPEC",
             help="a metric, e.g. bleu, 'chrf:word_order=2', 'bleu:label=bleu-char,tokenize=char'; repeat for several",
         )
-        run.add_argument("--baseline", metavar="NAME", help="system the others are tested against")
-        run.add_argument("--bootstrap", type=int, metavar="N", help="resamples for confidence intervals (0: none)")
-        run.add_argument("--confidence", type=float, metavar="LEVEL", help="confidence level (default: 0.95)")
-        run.add_argument("--test", choices=("bs", "ar", "none"), help="paired test against the baseline")
-        run.add_argument("--paired-samples", type=int, metavar="N", help="resamples of the paired test")
-        run.add_argument("--seed", type=int, metavar="N", help="seed of all resampling (default: 12345)")
-        run.add_argument("--jobs", type=int, metavar="N", help="worker processes (the result does not depend on it)")
-        run.add_argument("--chunk-size", type=int, metavar="N", help="segments per unit of work (default: 1000)")
-        run.add_argument(
-            "--cache",
-            metavar="DIR",
-            help="keep per-segment statistics here; a re-run reuses those whose signature and inputs are unchanged",
-        )
-        run.add_argument(
-            "--cache-max-size",
-            metavar="SIZE",
-            help="size budget of the --cache directory, e.g. 500M or 20G (default: 8G); least recently used "
-            "entries are removed beyond it",
-        )
+        RunConfig.add_arguments(run, "run")
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
-        out.add_argument(
-            "--output",
-            metavar="FILE",
-            help="also write the result to FILE: a table (one row per system and metric) for .parquet, .csv or "
-            ".jsonl, the JSON result otherwise",
-        )
-        out.add_argument("--report", metavar="FILE", help="write a self-contained HTML report")
-        out.add_argument(
-            "--worst", type=_non_negative, metavar="K", help="worst segments per system in the report (default: 5)"
-        )
+        RunConfig.add_arguments(out, "output")
         out.add_argument("--quiet", action="store_true", help="no progress bar")
 
     def run(self, args: argparse.Namespace) -> int:
         from .._files import STDIN, check_output, utf8_safe, write_output_file, write_text
         from ..evaluate import evaluate, load_config, open_source
+        from ..evaluate.config import RunConfig
         from ..evaluate.report import write_report
 
         conf: dict[str, Any] = load_config(args.config) if args.config else {}
@@ -145,17 +111,11 @@ class EvaluateCommand(Command):
             systems[name] = path  # a flag wins over the config's system of the same name
         metrics = args.metric or conf.get("metrics") or []
 
-        def pick(flag: Any, key: str, default: Any) -> Any:
-            return flag if flag is not None else conf.get(key, default)
-
-        test = pick(args.test, "test", "bs")
-        report = args.report or conf.get("report")
-        output = args.output or conf.get("output")
-        worst = pick(args.worst, "worst", 5)
-        ref_field = pick(args.ref_field, "ref_field", None)
-        pred_field = pick(args.pred_field, "pred_field", None)
-        src = pick(args.src, "sources", None)
-        src_field = pick(args.src_field, "src_field", None)
+        src = args.src or conf.get("sources")
+        run = RunConfig.from_args(args, conf, progress=not args.quiet and sys.stderr.isatty())
+        run = dataclasses.replace(run, keep_segments=bool(run.report))  # the report shows per-segment scores
+        report, output = run.report, run.output
+        ref_field, pred_field = run.ref_field, run.pred_field
         # every path is checked before any work: a typo fails now, not after the scoring; an output is never one
         # of the inputs (a config file may name any path for its outputs)
         named = [
@@ -183,28 +143,8 @@ class EvaluateCommand(Command):
         src_source = None
         if src:
             default = "source" if str(src).endswith(".jsonl") else None
-            src_source = open_source(src, field=src_field or default, option="--src")
-        ev = evaluate(
-            ref_sources,
-            sys_sources,
-            metrics,
-            baseline=pick(args.baseline, "baseline", None),
-            bootstrap=pick(args.bootstrap, "bootstrap", 1000),
-            confidence=pick(args.confidence, "confidence", 0.95),
-            test=None if test == "none" else test,
-            paired_samples=pick(args.paired_samples, "paired_samples", None),
-            seed=pick(args.seed, "seed", 12345),
-            jobs=pick(args.jobs, "jobs", 1),
-            chunk_size=pick(args.chunk_size, "chunk_size", 1000),
-            ref_field=ref_field,
-            pred_field=pred_field,
-            keep_segments=bool(report),
-            cache_dir=pick(args.cache, "cache", None),
-            cache_max_size=pick(args.cache_max_size, "cache_max_size", None),
-            sources=src_source,
-            src_field=src_field,
-            progress=not args.quiet and sys.stderr.isatty(),
-        )
+            src_source = open_source(src, field=run.src_field or default, option="--src")
+        ev = evaluate(ref_sources, sys_sources, metrics, **run.keywords(), sources=src_source)
         text = ev.to_json()
         from ..tables import is_table_path, write_table
 
@@ -218,7 +158,7 @@ class EvaluateCommand(Command):
                 report,
                 ref_sources,
                 sys_sources,
-                worst=worst,
+                worst=run.worst,
                 ref_field=ref_field,
                 pred_field=pred_field,
                 command=_command_line(args),

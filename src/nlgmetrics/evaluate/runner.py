@@ -29,11 +29,12 @@ from typing import Any
 import numpy as np
 
 from .._inputs import relocate
-from .._store import MAX_OPEN_WRITERS, EntryError, Store, parse_size
+from .._store import MAX_OPEN_WRITERS, EntryError, Store
 from .._version import __version__
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
 from ..stats import CarriedColumn, StatsBatch
+from .config import RunConfig
 from .sources import JsonlField, Lines, Memory, Source, chunked_rows, open_source
 from .spec import MetricSpec, parse_metrics
 
@@ -278,10 +279,7 @@ def _stats_task(
 
 def _warn_again(caught: Sequence[tuple[type[Warning], str]]) -> None:
     for category, message in caught:
-        if category is UserWarning:
-            warn(message)  # attributed to the caller of evaluate()
-        else:
-            warnings.warn(message, category, stacklevel=4)
+        warn(message, category)  # attributed to the caller of evaluate(), however deep the run raises it again
 
 
 #: Segments per call of an in-process (model) family: the progress bar advances after each.
@@ -304,20 +302,6 @@ class _Inline:
 
 
 # ---------------------------------------------------------------------------------------------- inputs
-#: The most resamples a bootstrap or paired test may ask for (each one re-scores the whole corpus).
-MAX_SAMPLES = 1_000_000
-
-
-def _check_count(name: str, value: Any, minimum: int, maximum: int | None) -> None:
-    """An integer option of the run: never a bool, a float, NaN or out of range; the message names it."""
-    flag = "--" + name.replace("_", "-")
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InvalidInputError(f"{name} ({flag}) must be an integer, got {value!r}")
-    if value < minimum or (maximum is not None and value > maximum):
-        upper = f" and <= {maximum:,}" if maximum is not None else ""
-        raise InvalidInputError(f"{name} ({flag}) must be >= {minimum}{upper}, got {value!r}")
-
-
 def _reference_sources(references: Any, ref_field: str | None) -> list[Source]:
     """The reference columns: one file (a path or a Source), a list of files (several references per
     segment), or text in memory: :class:`~nlgmetrics.evaluate.sources.Texts`, or a list of per-segment lists.
@@ -450,31 +434,68 @@ def evaluate(
     simplified: the metrics that use them (SARI) receive them, the others never see them. ``cache_max_size``
     (bytes, or a size such as ``"4G"``) is the cache directory's budget: the least recently used entries are
     removed beyond it. The cache holds numbers only and verifies every entry before use (see
-    :mod:`nlgmetrics._store`).
+    :mod:`nlgmetrics._store`). The settings are the fields of :class:`~nlgmetrics.evaluate.config.RunConfig`,
+    which checks them and declares each one's flag and config-file key.
 
     >>> ev = evaluate([["the cat sat"], ["a dog"]], {"a": ["the cat sat", "a dog"], "b": ["the cat", "dog"]},
     ...               ["wer", "nls"], baseline="a", bootstrap=0, test=None)
     >>> ev.scores["wer"]["b"].score
     0.4
     """
+    run = RunConfig(
+        baseline=baseline,
+        bootstrap=bootstrap,
+        confidence=confidence,
+        test=test,
+        paired_samples=paired_samples,
+        seed=seed,
+        jobs=jobs,
+        chunk_size=chunk_size,
+        ref_field=ref_field,
+        pred_field=pred_field,
+        keep_segments=keep_segments,
+        progress=progress,
+        cache_dir=cache_dir,
+        src_field=src_field,
+        cache_max_size=cache_max_size,
+    )
     specs = parse_metrics(metrics)
+    inputs = _open_inputs(run, references, systems, specs, sources)
+    scoring = _Scoring(run, inputs)
+    scoring.score()
+    return _results(run, inputs, scoring)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Inputs:
+    """The opened inputs of a run, and the metrics with their families and configs."""
+
+    names: list[str]
+    specs: list[MetricSpec]
+    refs: list[Source]
+    systems: list[Source]
+    srcs: list[Source]
+    families: dict[str, Any]
+    configs: dict[str, Any]
+
+    @property
+    def keys(self) -> list[tuple[str, str]]:
+        """Every (metric label, system name), metric-major."""
+        return [(s.label, n) for s in self.specs for n in self.names]
+
+
+def _open_inputs(
+    run: RunConfig, references: Any, systems: Mapping[str, Any], specs: list[MetricSpec], sources: Any
+) -> _Inputs:
+    """Open every input (nothing is read yet) and check what can be checked before reading: the systems, the
+    baseline, documents paired by id, the sources the metrics need."""
     if not systems:
         raise InvalidInputError("no system given: pass at least one system output")
     names = list(systems)
-    if baseline is not None and baseline not in systems:
-        raise InvalidInputError(f"baseline {baseline!r} is not one of the systems: {', '.join(names)}")
-    _check_count("bootstrap", bootstrap, 0, MAX_SAMPLES)
-    if paired_samples is not None:
-        _check_count("paired_samples", paired_samples, 1, MAX_SAMPLES)
-    _check_count("seed", seed, 0, None)
-    _check_count("jobs", jobs, 1, None)
-    _check_count("chunk_size", chunk_size, 1, None)
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
-        raise InvalidInputError(f"confidence (--confidence) must be a number between 0 and 1, got {confidence!r}")
-    if test not in (None, "bs", "ar"):
-        raise InvalidInputError(f"unknown paired test {test!r}; valid values are 'bs', 'ar' or None")
-    ref_sources = _reference_sources(references, ref_field)
-    sys_sources = [_system_source(n, systems[n], pred_field) for n in names]
+    if run.baseline is not None and run.baseline not in systems:
+        raise InvalidInputError(f"baseline {run.baseline!r} is not one of the systems: {', '.join(names)}")
+    ref_sources = _reference_sources(references, run.ref_field)
+    sys_sources = [_system_source(n, systems[n], run.pred_field) for n in names]
     from ..eval_logs import carried_specs, check_same_documents
 
     check_same_documents([*ref_sources, *sys_sources])  # eval logs are paired by doc_id, never by position
@@ -482,100 +503,118 @@ def evaluate(
     needs_sources = [s.label for s in specs if s.family().uses_sources]
     if needs_sources and sources is None:
         raise InvalidInputError(f"{', '.join(needs_sources)} need(s) the sources: pass sources= (--src FILE)")
-    src_sources = [] if sources is None else [_source_column(sources, src_field)]
-    need_segments = keep_segments or bootstrap > 0 or (baseline is not None and test is not None)
-    cache_max_bytes = None if cache_max_size is None else parse_size(cache_max_size)
-    if cache_max_bytes is not None and cache_dir is None:
-        # an error, not a silent no-op: the budget would be taken as applied while nothing is cached at all
-        raise InvalidInputError(
-            "cache_max_size (--cache-max-size) is the budget of a cache directory: give the directory too "
-            "(cache_dir=, --cache DIR), or drop the size"
-        )
-    families = {s.label: s.family() for s in specs}
-    configs = {s.label: s.config() for s in specs}
-
-    from ..algorithms.ngrams import persist_reference_indexes
-
-    cache = (
-        _StatsCache(
-            cache_dir,
-            cache_max_bytes,
-            specs,
-            configs,
-            ref_sources + src_sources,
-            dict(zip(names, sys_sources, strict=True)),
-            chunk_size,
-        )
-        if cache_dir is not None
-        else None
+    src_sources = [] if sources is None else [_source_column(sources, run.src_field)]
+    return _Inputs(
+        names=names,
+        specs=specs,
+        refs=ref_sources,
+        systems=sys_sources,
+        srcs=src_sources,
+        families={s.label: s.family() for s in specs},
+        configs={s.label: s.config() for s in specs},
     )
-    # the tokenised references go to the cache directory too, so a re-run with one more system does not
-    # tokenise the references again
-    index_dir = None if cache is None else cache.store.root
-    pool: Any = _Inline()
-    inline = _Inline()
-    if jobs > 1:
-        pool = cf.ProcessPoolExecutor(
-            max_workers=jobs,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=persist_reference_indexes,
-            initargs=(index_dir, cache_max_bytes),
-        )
-    chunks: dict[tuple[str, str], list[dict[str, np.ndarray]]] = {(s.label, n): [] for s in specs for n in names}
-    # exact sums (fractions for float fields, running sums in order): how the segments are chunked cannot change
-    # a bit of the total
-    totals: dict[tuple[str, str], Any] = {
-        (s.label, n): _exact_zero(families[s.label], configs[s.label]) for s in specs for n in names
-    }
-    pending: deque[tuple[tuple[str, str], int, cf.Future[Any]]] = deque()
-    limit = 4 * jobs * len(specs) * len(names)
-    n_segments = 0
-    bar = _progress_bar(progress, ref_sources + sys_sources, len(specs) * len(names))
-    writers: dict[tuple[str, str], Any] = {}
 
-    def add(key: tuple[str, str], cols: dict[str, np.ndarray]) -> None:
-        batch = StatsBatch(families[key[0]].stats_cls, cols)
-        totals[key] = _add_exact(totals[key], batch.exact_total())
-        if need_segments:
-            chunks[key].append(cols)
-        writer = writers.get(key)
-        if writer is not None and cache is not None and not cache.append(writer, cols):
-            del writers[key]
-        if bar is not None:
-            bar.update(len(batch))
 
-    def collect(block: bool) -> None:
-        while pending and (block or pending[0][2].done() or len(pending) > limit):
-            key, offset, fut = pending.popleft()
-            try:
-                cols, caught = fut.result()
-            except InvalidInputError as err:
-                where = _locate_error(str(err), offset, ref_sources, src_sources, sources_of[key[1]])
-                raise InvalidInputError(f"{key[0]} on system {key[1]!r}: {where}") from None
-            _warn_again(caught)
-            add(key, cols)
+class _Scoring:
+    """The scoring pass of a run: the inputs read chunk by chunk, each chunk of each system turned into
+    per-segment statistics (in worker processes when ``jobs > 1``), put back in order, summed exactly and, when
+    the run needs them, kept per segment; a cache directory serves and stores them."""
 
-    sources_of = dict(zip(names, sys_sources, strict=True))
-    cached = set()
-    previous_index_dir = persist_reference_indexes(index_dir, cache_max_bytes)
-    try:
-        if cache is not None:
-            for spec in specs:
-                for name in names:
-                    key = (spec.label, name)
-                    stored = cache.load(spec, name, families[spec.label], configs[spec.label], need_segments)
-                    if stored is not None:
-                        cached.add(key)
-                        totals[key], chunks[key], count = stored
-                        if bar is not None:
-                            bar.update(count)
-                    else:
-                        pending_write = cache.writer(spec, name, families[spec.label], configs[spec.label])
-                        if pending_write is not None:
-                            writers[key] = pending_write
+    def __init__(self, run: RunConfig, inputs: _Inputs) -> None:
+        self.run, self.inputs = run, inputs
+        keys = inputs.keys
+        self.chunks: dict[tuple[str, str], list[dict[str, np.ndarray]]] = {key: [] for key in keys}
+        # exact sums (fractions for float fields, running sums in order): how the segments are chunked cannot
+        # change a bit of the total
+        self.totals: dict[tuple[str, str], Any] = {
+            key: _exact_zero(inputs.families[key[0]], inputs.configs[key[0]]) for key in keys
+        }
+        self.pending: deque[tuple[tuple[str, str], int, cf.Future[Any]]] = deque()
+        self.limit = 4 * run.jobs * len(keys)
+        self.n_segments = 0
+        self.writers: dict[tuple[str, str], Any] = {}
+        self.cached: set[tuple[str, str]] = set()
+        self.sources_of = dict(zip(inputs.names, inputs.systems, strict=True))
+        self.cache: _StatsCache | None = None
+        self.bar: Any = None
+
+    def score(self) -> None:
+        """Read every input once and sum the statistics of every (metric, system)."""
+        run, inp = self.run, self.inputs
+        from ..algorithms.ngrams import persist_reference_indexes
+
+        cache_max_bytes = run.cache_max_bytes()
+        if run.cache_dir is not None:
+            self.cache = _StatsCache(
+                run.cache_dir,
+                cache_max_bytes,
+                inp.specs,
+                inp.configs,
+                inp.refs + inp.srcs,
+                self.sources_of,
+                run.chunk_size,
+            )
+        # the tokenised references go to the cache directory too, so a re-run with one more system does not
+        # tokenise the references again
+        index_dir = None if self.cache is None else self.cache.store.root
+        pool: Any = _Inline()
+        if run.jobs > 1:
+            pool = cf.ProcessPoolExecutor(
+                max_workers=run.jobs,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=persist_reference_indexes,
+                initargs=(index_dir, cache_max_bytes),
+            )
+        self.bar = _progress_bar(run.progress, inp.refs + inp.systems, len(inp.specs) * len(inp.names))
+        previous_index_dir = persist_reference_indexes(index_dir, cache_max_bytes)
+        try:
+            if self.cache is not None:
+                self._load_cached(self.cache)
+            self._read(pool)
+            self._collect(block=True)
+            if self.n_segments == 0:
+                raise InvalidInputError("the inputs hold no segment: there is nothing to score (an empty corpus)")
+            if self.cache is not None:
+                for writer in self.writers.values():
+                    self.cache.commit(writer, self.n_segments)
+                self.writers.clear()
+                self.cache.store.evict()
+        finally:
+            for writer in self.writers.values():
+                writer.abort()
+            pool.shutdown()
+            persist_reference_indexes(previous_index_dir)
+            if self.bar is not None:
+                self.bar.close()
+        self.totals = {key: _settle(total).rounded() for key, total in self.totals.items()}
+
+    def _load_cached(self, cache: _StatsCache) -> None:
+        """Take what the cache holds; open a cache entry for the rest."""
+        inp = self.inputs
+        for spec in inp.specs:
+            family, config = inp.families[spec.label], inp.configs[spec.label]
+            for name in inp.names:
+                key = (spec.label, name)
+                stored = cache.load(spec, name, family, config, self.run.need_segments)
+                if stored is not None:
+                    self.cached.add(key)
+                    self.totals[key], self.chunks[key], count = stored
+                    if self.bar is not None:
+                        self.bar.update(count)
+                else:
+                    pending_write = cache.writer(spec, name, family, config)
+                    if pending_write is not None:
+                        self.writers[key] = pending_write
+
+    def _read(self, pool: Any) -> None:
+        """The chunk loop: check every value, submit each (metric, system) chunk not served by the cache."""
+        inp = self.inputs
+        inline = _Inline()
+        ref_sources, src_sources, sys_sources = inp.refs, inp.srcs, inp.systems
         n_refs = len(ref_sources)
         n_in = n_refs + len(src_sources)  # references, then the sources (if any), then the systems
-        for rows in chunked_rows(ref_sources + src_sources + sys_sources, chunk_size):
+        for rows in chunked_rows(ref_sources + src_sources + sys_sources, self.run.chunk_size):
+            n_segments = self.n_segments
             refs_chunk: list[Any] = []
             for i, row in enumerate(rows):
                 for j in range(n_refs):
@@ -586,73 +625,84 @@ def evaluate(
                 srcs_chunk = [row[n_refs] for row in rows]
                 for i, v in enumerate(srcs_chunk):
                     _check_value(v, src_sources[0], n_segments + i, reference=False)
-            for k, name in enumerate(names):
+            for k, name in enumerate(inp.names):
                 preds = [row[n_in + k] for row in rows]
                 for i, p in enumerate(preds):
                     _check_value(p, sys_sources[k], n_segments + i, reference=False)
-                for spec in specs:
-                    if (spec.label, name) in cached:
+                for spec in inp.specs:
+                    key = (spec.label, name)
+                    if key in self.cached:
                         continue
-                    task_sources = srcs_chunk if families[spec.label].uses_sources else None
+                    task_sources = srcs_chunk if inp.families[spec.label].uses_sources else None
                     if spec.name not in IN_PROCESS:
-                        pending.append(
-                            (
-                                (spec.label, name),
-                                n_segments,
-                                pool.submit(_stats_task, spec, preds, refs_chunk, task_sources),
-                            )
-                        )
+                        future = pool.submit(_stats_task, spec, preds, refs_chunk, task_sources)
+                        self.pending.append((key, n_segments, future))
                         continue
                     # a model family runs here, in pieces, so that the progress bar moves while it works
                     for lo in range(0, len(preds), _IN_PROCESS_PIECE):
                         hi = lo + _IN_PROCESS_PIECE
                         piece_sources = None if task_sources is None else task_sources[lo:hi]
-                        pending.append(
-                            (
-                                (spec.label, name),
-                                n_segments + lo,
-                                inline.submit(_stats_task, spec, preds[lo:hi], refs_chunk[lo:hi], piece_sources),
-                            )
-                        )
-                        collect(block=False)
-            n_segments += len(rows)
-            collect(block=False)
-        collect(block=True)
-        if n_segments == 0:
-            raise InvalidInputError("the inputs hold no segment: there is nothing to score (an empty corpus)")
-        if cache is not None:
-            for writer in writers.values():
-                cache.commit(writer, n_segments)
-            writers.clear()
-            cache.store.evict()
-    finally:
-        for writer in writers.values():
-            writer.abort()
-        pool.shutdown()
-        persist_reference_indexes(previous_index_dir)
-        if bar is not None:
-            bar.close()
-    totals = {key: _settle(total).rounded() for key, total in totals.items()}
+                        future = inline.submit(_stats_task, spec, preds[lo:hi], refs_chunk[lo:hi], piece_sources)
+                        self.pending.append((key, n_segments + lo, future))
+                        self._collect(block=False)
+            self.n_segments += len(rows)
+            self._collect(block=False)
 
-    from ..metrics.significance import bootstrap_ci_from_stats, paired_test_from_stats
+    def _add(self, key: tuple[str, str], cols: dict[str, np.ndarray]) -> None:
+        batch = StatsBatch(self.inputs.families[key[0]].stats_cls, cols)
+        self.totals[key] = _add_exact(self.totals[key], batch.exact_total())
+        if self.run.need_segments:
+            self.chunks[key].append(cols)
+        writer = self.writers.get(key)
+        if writer is not None and self.cache is not None and not self.cache.append(writer, cols):
+            del self.writers[key]
+        if self.bar is not None:
+            self.bar.update(len(batch))
 
-    batches: dict[tuple[str, str], StatsBatch[Any]] = {}
-    for key, parts in chunks.items():
-        if need_segments:
-            fam = families[key[0]]
-            batches[key] = (
+    def _collect(self, block: bool) -> None:
+        """Add the finished results in order (all of them with ``block``, or while too many are pending)."""
+        pending = self.pending
+        while pending and (block or pending[0][2].done() or len(pending) > self.limit):
+            key, offset, fut = pending.popleft()
+            try:
+                cols, caught = fut.result()
+            except InvalidInputError as err:
+                inp = self.inputs
+                where = _locate_error(str(err), offset, inp.refs, inp.srcs, self.sources_of[key[1]])
+                raise InvalidInputError(f"{key[0]} on system {key[1]!r}: {where}") from None
+            _warn_again(caught)
+            self._add(key, cols)
+
+    def batches(self) -> dict[tuple[str, str], StatsBatch[Any]]:
+        """The per-segment statistics of every (metric, system), when the run keeps them."""
+        if not self.run.need_segments:
+            return {}
+        inp = self.inputs
+        out: dict[tuple[str, str], StatsBatch[Any]] = {}
+        for key, parts in self.chunks.items():
+            fam = inp.families[key[0]]
+            out[key] = (
                 StatsBatch.concat([StatsBatch(fam.stats_cls, c) for c in parts])
                 if parts
-                else fam.empty_batch(configs[key[0]])
+                else fam.empty_batch(inp.configs[key[0]])
             )
+        return out
+
+
+def _results(run: RunConfig, inp: _Inputs, scoring: _Scoring) -> Evaluation:
+    """The formula on the summed statistics, the intervals and paired tests on the per-segment ones, and the
+    per-segment scores the run keeps."""
+    from ..metrics.significance import bootstrap_ci_from_stats, paired_test_from_stats
+
+    totals, batches = scoring.totals, scoring.batches()
     scores: dict[str, dict[str, SystemScore]] = {}
     segment_scores: dict[str, dict[str, tuple[float, ...]]] = {}
     signatures: dict[str, str] = {}
     segment_signatures: dict[str, str] = {}
     columns_of: dict[str, list[tuple[str, str | None]]] = {}
-    for spec in specs:
-        fam, cfg = families[spec.label], configs[spec.label]
-        for name in names:
+    for spec in inp.specs:
+        fam, cfg = inp.families[spec.label], inp.configs[spec.label]
+        for name in inp.names:
             key = (spec.label, name)
             result = fam.finalize(totals[key], cfg)
             if spec.label not in columns_of:
@@ -660,19 +710,25 @@ def evaluate(
             for column, select in columns_of[spec.label]:
                 signatures[column] = result.signature
                 ci = paired = None
-                if bootstrap > 0:
+                if run.bootstrap > 0:
                     ci = bootstrap_ci_from_stats(
-                        fam, cfg, batches[key], n_samples=bootstrap, seed=seed, confidence=confidence, score=select
+                        fam,
+                        cfg,
+                        batches[key],
+                        n_samples=run.bootstrap,
+                        seed=run.seed,
+                        confidence=run.confidence,
+                        score=select,
                     ).to_dict()
-                if baseline is not None and test is not None and name != baseline:
+                if run.baseline is not None and run.test is not None and name != run.baseline:
                     paired = paired_test_from_stats(
                         fam,
                         cfg,
-                        batches[(spec.label, baseline)],
+                        batches[(spec.label, run.baseline)],
                         batches[key],
-                        test=test,
-                        n_samples=paired_samples,
-                        seed=seed,
+                        test=run.test,
+                        n_samples=run.paired_samples,
+                        seed=run.seed,
                         score=select,
                     ).to_dict()
                 d = result.to_dict()
@@ -682,7 +738,7 @@ def evaluate(
                 if select is not None:
                     value = value[select]
                 scores.setdefault(column, {})[name] = SystemScore(score=value, result=d, ci=ci, paired=paired)
-                if keep_segments:
+                if run.keep_segments:
                     # per-segment scores with the family's per-segment settings (BLEU: sentence_bleu's), from
                     # the same statistics
                     seg_cfg = fam.segment_config(cfg)
@@ -693,25 +749,19 @@ def evaluate(
                         )
                     per = fam.segment_scores(batches[key], seg_cfg)
                     segment_scores.setdefault(column, {})[name] = tuple(_segment_value(v, select) for v in per)
-    settings = {
-        "bootstrap": bootstrap,
-        "confidence": confidence,
-        "test": test,
-        "paired_samples": paired_samples,
-        "seed": seed,
-        "chunk_size": chunk_size,
-    }
     table_columns = tuple(
-        Column(label=column, spec=spec, select=select) for spec in specs for column, select in columns_of[spec.label]
+        Column(label=column, spec=spec, select=select)
+        for spec in inp.specs
+        for column, select in columns_of[spec.label]
     )
     return Evaluation(
-        systems=tuple(names),
+        systems=tuple(inp.names),
         metrics=table_columns,
         signatures=signatures,
         scores=scores,
-        n_segments=n_segments,
-        baseline=baseline,
-        settings=settings,
+        n_segments=scoring.n_segments,
+        baseline=run.baseline,
+        settings=run.settings(),
         segment_scores=segment_scores,
         segment_signatures=segment_signatures,
     )
@@ -972,9 +1022,7 @@ def _progress_bar(enabled: bool, sources: Sequence[Source], per_segment: int) ->
     try:
         from tqdm.auto import tqdm
     except ImportError:
-        import warnings
-
-        warnings.warn("progress bars need tqdm: pip install tqdm", stacklevel=3)
+        warn("progress bars need tqdm: pip install tqdm")  # attributed to the caller of evaluate()
         return None
     total = _count_segments(sources[0])
     return tqdm(total=None if total is None else total * per_segment, unit="seg", desc="evaluate")

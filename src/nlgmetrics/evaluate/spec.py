@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import InvalidInputError, MissingDependencyError
 from ..metrics.catalog import get_family
+from .config import check_file, path_keys
 
 __all__ = ["MetricSpec", "load_config", "parse_metric"]
 
@@ -96,9 +97,9 @@ def load_config(path: str | Path) -> dict[str, Any]:
     """Read a run configuration from TOML (``.toml``) or YAML (``.yaml``/``.yml``).
 
     Keys: ``references`` (a path or a list of paths), ``systems`` (a table name → path), ``metrics`` (a list of
-    strings or tables with ``name``, ``label``, ``preset`` and options), and optionally ``baseline``,
-    ``bootstrap``, ``seed``, ``confidence``, ``test``, ``jobs``, ``ref_field``, ``pred_field``. Relative paths
-    are relative to the config file.
+    strings or tables with ``name``, ``label``, ``preset`` and options), optionally ``sources``, and the settings
+    of :class:`~nlgmetrics.evaluate.config.RunConfig` under their keys (``baseline``, ``bootstrap``, ``seed``,
+    ``cache``, ``report``, ...). Relative paths are relative to the config file.
     """
     path = Path(path)
     try:
@@ -138,73 +139,21 @@ def load_config(path: str | Path) -> dict[str, Any]:
     def resolve(p: Any) -> Any:
         if isinstance(p, list):
             return [resolve(x) for x in p]
+        if isinstance(p, dict):  # systems: name -> path
+            return {k: resolve(v) for k, v in p.items()}
         return str(base / p) if isinstance(p, str) and not Path(p).is_absolute() and p != "-" else p
 
-    for key in ("references", "sources", "report", "output", "cache"):
+    for key in path_keys():
         if key in data:
             data[key] = resolve(data[key])
-    if "systems" in data:
-        data["systems"] = {k: resolve(v) for k, v in data["systems"].items()}
     return data
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _path_list(value: Any) -> bool:
-    return isinstance(value, str) or (
-        isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
-    )
-
-
-#: The keys of a run config, each with what its value must be and the check.
-CONFIG_SCHEMA: dict[str, tuple[str, Any]] = {
-    "references": ("a path or a list of paths", _path_list),
-    "systems": (
-        "a table of name = path",
-        lambda v: isinstance(v, dict) and all(isinstance(k, str) and isinstance(p, str) for k, p in v.items()),
-    ),
-    "metrics": (
-        "a list of metric names or tables with a name",
-        lambda v: isinstance(v, list) and all(isinstance(m, str) or (isinstance(m, dict) and "name" in m) for m in v),
-    ),
-    "baseline": ("a system name", lambda v: isinstance(v, str)),
-    "bootstrap": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
-    "confidence": (
-        "a number between 0 and 1",
-        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1,
-    ),
-    "test": ("'bs', 'ar' or 'none'", lambda v: v in ("bs", "ar", "none")),
-    "paired_samples": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
-    "seed": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
-    "jobs": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
-    "chunk_size": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
-    "ref_field": ("a field name", lambda v: isinstance(v, str)),
-    "pred_field": ("a field name", lambda v: isinstance(v, str)),
-    "src_field": ("a field name", lambda v: isinstance(v, str)),
-    "sources": ("a path", lambda v: isinstance(v, str)),
-    "report": ("a path", lambda v: isinstance(v, str)),
-    "output": ("a path", lambda v: isinstance(v, str)),
-    "worst": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
-    "cache": ("a directory", lambda v: isinstance(v, str)),
-    "cache_max_size": ("a size such as 500M or 4G", lambda v: isinstance(v, str) or (_is_int(v) and v > 0)),
-}
-
-
 def check_config(data: Mapping[str, Any], where: str) -> None:
-    """Validate a run config against :data:`CONFIG_SCHEMA`: an unknown key names the nearest valid one, a
+    """Validate a run config against the keys :mod:`~nlgmetrics.evaluate.config` declares (the inputs and the
+    settings of :class:`~nlgmetrics.evaluate.config.RunConfig`): an unknown key names the nearest valid one, a
     value of the wrong type or range names its key."""
-    import difflib
-
-    for key, value in data.items():
-        if key not in CONFIG_SCHEMA:
-            near = difflib.get_close_matches(str(key), list(CONFIG_SCHEMA), n=1, cutoff=0.6)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
-            raise InvalidInputError(f"{where}: unknown key {key!r}{hint} (valid keys: {', '.join(CONFIG_SCHEMA)})")
-        what, ok = CONFIG_SCHEMA[key]
-        if not ok(value):
-            raise InvalidInputError(f"{where}: {key!r} must be {what}, got {value!r}")
+    check_file(data, where)
 
 
 def parse_metrics(values: Sequence[str | Mapping[str, Any] | MetricSpec]) -> list[MetricSpec]:
