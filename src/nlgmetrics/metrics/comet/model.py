@@ -21,6 +21,11 @@ at inference, re-implemented from their code (``comet/models``, ``comet/modules`
 
 Sentence embeddings of COMET-22 depend on one text only, so each distinct text is encoded once per call and, with
 ``cache=True``, once per process (the sources and references of a test set are encoded once for all systems).
+
+The forward passes run on the engine's :class:`~nlgmetrics.engine.Runner` (length-sorted batches in a token budget,
+at most 32 shapes per call on an accelerator, one copy of the ids per call, outputs in input order); the heads here
+only run the encoder and reduce its hidden states on the device. The unified passes of a call go through one runner
+call, BERT's segment ids as its ``token_types``.
 """
 
 from __future__ import annotations
