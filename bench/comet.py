@@ -80,11 +80,12 @@ if args['family'] == 'comet':  # sentence embeddings: a second system on the sam
     t = time.perf_counter()
     fn(data['mt'], refs, sources=data['src'], **opts)
     cached = time.perf_counter() - t
+peak = _peak()  # before the counts' call below
 if args.get('counts'):  # the accelerator's policy (buckets, two batch sizes, its token budget), run on the CPU
     runner.bucketed, runner.budget = True, comet_model.GPU_BUDGET
     fn(data['mt'], refs, sources=data['src'], cache=False, **opts)
     shapes['accelerator'] = list(runner.shapes)
-print(json.dumps({'cold': cold, 'warm': warm, 'cached': cached, 'peak': _peak(), 'scores': list(r.scores),
+print(json.dumps({'cold': cold, 'warm': warm, 'cached': cached, 'peak': peak, 'scores': list(r.scores),
                   'shapes': shapes}))
 """
 )
