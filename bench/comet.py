@@ -17,6 +17,10 @@ XLM-R-base-shaped encoders, 768×12, written by unbabel-comet's own classes into
 the reference environment; about 350 MB each, never committed). Segments: WMT22 en-ja lines from
 ``../shared/data`` (``--segments``, default 256; ``--base-segments``, default 64).
 
+``--counts`` adds, per checkpoint, the forward passes and distinct forward shapes of one call: the CPU's policy
+(each batch padded to its longest text) and an accelerator's (widths in at most 16 buckets, two batch sizes each,
+the accelerator's token budget), both run on the CPU through the engine's ``Runner``.
+
 Run: ``python bench/comet.py`` (``--only tiny``, ``--repeat R``: best of R cold and warm runs per tool).
 """
 
@@ -62,6 +66,11 @@ opts = dict(model=args['model'], encoder=args['encoder'], segments=True)
 refs = data['ref']
 r = fn(data['mt'], refs, sources=data['src'], cache=False, **opts)
 cold = time.perf_counter() - T0
+shapes = {}
+if args.get('counts'):
+    from nlgmetrics.metrics.comet import model as comet_model
+    runner = next(reversed(comet_model._MODELS.values())).runner
+    shapes['cpu'] = list(runner.shapes)
 t = time.perf_counter()
 fn(data['mt'], refs, sources=data['src'], cache=False, **opts)
 warm = time.perf_counter() - t
@@ -71,7 +80,13 @@ if args['family'] == 'comet':  # sentence embeddings: a second system on the sam
     t = time.perf_counter()
     fn(data['mt'], refs, sources=data['src'], **opts)
     cached = time.perf_counter() - t
-print(json.dumps({'cold': cold, 'warm': warm, 'cached': cached, 'peak': _peak(), 'scores': list(r.scores)}))
+peak = _peak()  # before the counts' call below
+if args.get('counts'):  # the accelerator's policy (buckets, two batch sizes, its token budget), run on the CPU
+    runner.bucketed, runner.budget = True, comet_model.GPU_BUDGET
+    fn(data['mt'], refs, sources=data['src'], cache=False, **opts)
+    shapes['accelerator'] = list(runner.shapes)
+print(json.dumps({'cold': cold, 'warm': warm, 'cached': cached, 'peak': peak, 'scores': list(r.scores),
+                  'shapes': shapes}))
 """
 )
 
@@ -174,6 +189,7 @@ def main() -> None:
     parser.add_argument("--base-segments", type=int, default=64)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", choices=("tiny", "base"), default=None)
+    parser.add_argument("--counts", action="store_true", help="also the forward passes and shapes of one call")
     args = parser.parse_args()
     if not args.ref_python:
         raise SystemExit("give --ref-python (the python of a venv with unbabel-comet 2.2.7) or NLGMETRICS_COMET_PYTHON")
@@ -202,6 +218,7 @@ def main() -> None:
     )
     print(header)
     print("|---" * (header.count("|") - 1) + "|")
+    counts = []
     with tempfile.TemporaryDirectory() as tmp:
         for size, family, folder, enc, cwd, n in setups:
             path = Path(tmp) / f"data{n}.json"
@@ -219,7 +236,7 @@ def main() -> None:
                     run(
                         sys.executable,
                         OURS,
-                        {"data": str(path), "family": family, "model": folder, "encoder": enc},
+                        {"data": str(path), "family": family, "model": folder, "encoder": enc, "counts": args.counts},
                         env={"PYTHONPATH": str(ROOT / "src")},
                     )
                 )
@@ -236,6 +253,19 @@ def main() -> None:
                 f"{wr / wo:.2f}x | {_cached(ours_runs)} | {o['peak'] / 2**20:.0f} MiB | "
                 f"{r['peak'] / 2**20:.0f} MiB | {delta:.1e} |",
                 flush=True,
+            )
+            if args.counts:
+                counts.append((size, family, n, o["shapes"]))
+    if counts:
+        print(
+            "\n| checkpoint | metric | segments | CPU passes | CPU shapes | accelerator passes | accelerator shapes |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        for size, family, n, shapes in counts:
+            cpu, acc = shapes["cpu"], shapes["accelerator"]
+            print(
+                f"| {size} | {family} | {n} | {len(cpu)} | {len(set(map(tuple, cpu)))} | {len(acc)} "
+                f"| {len(set(map(tuple, acc)))} |"
             )
 
 

@@ -163,6 +163,50 @@ def test_runner_sends_one_copy_per_call_and_no_per_text_copies():
     assert counts.get("aten::copy_", 0) < 10 * len(runner.shapes)  # never one per text
 
 
+def _typed_head(model, ids, mask, types):
+    return model(ids, mask) + 10.0 * types[..., None].to(torch.float32)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seqs=st.lists(st.lists(st.integers(1, 49), min_size=1, max_size=20), min_size=1, max_size=15),
+    bucketed=st.booleans(),
+    data=st.data(),
+)
+def test_runner_passes_each_tokens_type_in_input_order(seqs, bucketed, data):
+    types = [data.draw(st.lists(st.integers(0, 1), min_size=len(s), max_size=len(s))) for s in seqs]
+    runner = _runner(bucketed)
+    out = runner.run(seqs, _typed_head, kinds="tokens", token_types=types)
+    for i, seq in enumerate(seqs):
+        ids = torch.tensor([seq])
+        alone = runner.model(ids, torch.ones_like(ids))[0] + 10.0 * torch.tensor(types[i])[:, None]
+        assert torch.allclose(out[i], alone, atol=1e-5)
+    with pytest.raises(ValueError, match="one type id per token"):
+        runner.run(seqs, _typed_head, token_types=[t[:-1] for t in types])
+
+
+def test_runner_runs_small_passes_on_one_thread(monkeypatch):
+    import nlgmetrics.engine.device as device
+
+    monkeypatch.setattr(device, "threads_for_load", lambda current: current)
+    before = torch.get_num_threads()
+    seen = []
+
+    def head(model, ids, mask):
+        seen.append(torch.get_num_threads())
+        return _rows_head(model, ids, mask)
+
+    seqs = [[1, 2, 3]] * 5
+    for work, want in ((1.0, 1), (device.SMALL_PASS_WORK, before)):
+        runner = _runner(False)
+        runner.work_per_token = work
+        seen.clear()
+        runner.run(seqs, head, kinds="rows")
+        assert seen
+        assert set(seen) == {want}
+        assert torch.get_num_threads() == before
+
+
 # ---------------------------------------------------------------------------------------- greedy matching
 def _naive(h, r, wh, wr):
     """bert-score's greedy matching of one pair, layer by layer, in float64."""

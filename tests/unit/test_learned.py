@@ -174,6 +174,28 @@ def test_embedding_cache_changes_nothing():
     assert a.signature == b.signature
 
 
+@pytest.mark.parametrize(("family", "variant"), [("xcomet", "xcomet-bert-softmax-ln"), ("comet", COMET22)])
+def test_the_accelerator_shape_policy_changes_nothing(family, variant):
+    """The runner's accelerator policy (widths in fitted buckets, batches padded with empty rows), run on the
+    CPU, gives the CPU policy's numbers and spans; a unified call's passes share one runner call of few shapes."""
+    from nlgmetrics.metrics.comet.model import _MODELS
+
+    fn = getattr(nm, family)
+    a = fn(MT, REF, sources=SRC, segments=True, cache=False, **comet_options(variant))
+    runner = next(reversed(_MODELS.values())).runner
+    saved = runner.bucketed, runner.budget
+    runner.bucketed, runner.budget = True, 256
+    try:
+        b = fn(MT, REF, sources=SRC, segments=True, cache=False, **comet_options(variant))
+        assert len(runner.shapes) > 1
+        assert len(set(runner.shapes)) <= 32
+    finally:
+        runner.bucketed, runner.budget = saved
+    assert max(abs(x - y) for x, y in zip(a.scores, b.scores, strict=True)) <= 1e-6
+    strip = [[{k: v for k, v in s.items() if k != "confidence"} for s in seg] for seg in a.error_spans or ()]
+    assert strip == [[{k: v for k, v in s.items() if k != "confidence"} for s in seg] for seg in b.error_spans or ()]
+
+
 def test_batch_size_changes_nothing():
     a = nm.metricx(MT, REF, sources=SRC, segments=True, batch_size=1, **metricx_options("metricx-gelu-untied"))
     b = nm.metricx(MT, REF, sources=SRC, segments=True, **metricx_options("metricx-gelu-untied"))

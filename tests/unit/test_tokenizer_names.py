@@ -57,7 +57,10 @@ def _refused_in(family: str, name: str) -> bool:
 
 
 def test_every_family_with_a_tokenizer_declares_its_names():
-    assert set(FAMILIES) == set(T.FAMILIES), "families with a tok field and the resolver's table differ"
+    # a family declared from its own module but not catalogued here (tests/toy, imported by doctest collection) is not
+    # one of the catalogue's
+    declared = {name for name in T.FAMILIES if name in CATALOG}
+    assert set(FAMILIES) == declared, "families with a tok field and the resolver's table differ"
     assert {"bleu", "gleu", "meteor", "nist", "ribes", "sari", "rouge", "wer"} <= set(FAMILIES)
 
 

@@ -1,4 +1,4 @@
-"""The encoder engine shared by every model metric (BERTScore now; COMET, CometKiwi, XCOMET and MetricX next).
+"""The encoder engine shared by every model metric (BERTScore, COMET, CometKiwi, XCOMET and MetricX).
 
 A metric brings only its *head*; the engine does the rest, the same way for every model:
 

@@ -47,6 +47,7 @@ __all__ = [
     "model_folder",
     "model_label",
     "quiet_transformers",
+    "read_checkpoint",
 ]
 
 _INSTALL = "pip install 'nlgmetrics[bertscore]'"
@@ -234,6 +235,21 @@ def load_tokenizer(model: str, *, allow_download: bool = False, what: str = "mod
     return load_pretrained(model, loader, allow_download=allow_download, what=what)
 
 
+def read_checkpoint(path: str | os.PathLike[str]) -> Any:
+    """Everything a torch checkpoint file holds, read with ``torch.load(weights_only=True)`` (tensors and plain
+    containers only: no code is ever unpickled), memory-mapped where the file's format allows it (a zip
+    checkpoint; an old one is read whole). torch's own exception is raised for a file it cannot read that way."""
+    import torch
+
+    name = os.fspath(path)
+    try:
+        return torch.load(name, map_location="cpu", weights_only=True, mmap=True)
+    except RuntimeError as err:
+        if "mmap" not in str(err):
+            raise
+    return torch.load(name, map_location="cpu", weights_only=True)
+
+
 def load_weights(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The tensors of a checkpoint file, read without unpickling code: a ``.safetensors`` file with safetensors,
     anything else with ``torch.load(weights_only=True)`` (a Lightning ``.ckpt`` gives its ``state_dict``). A file
@@ -249,10 +265,8 @@ def load_weights(path: str | os.PathLike[str]) -> dict[str, Any]:
         return dict(load_file(name))
     import pickle
 
-    import torch
-
     try:
-        data = torch.load(name, map_location="cpu", weights_only=True)
+        data = read_checkpoint(name)
     except pickle.UnpicklingError as err:
         raise InvalidInputError(
             f"{name}: the checkpoint holds more than tensors (Python objects that only unpickling code could "

@@ -10,6 +10,9 @@ runs the model and reduces its output on the device to what the metric needs:
 * ``"rows"`` outputs ``(batch, *features)``, one row per sequence (a pooled sentence embedding, a score): they come
   back as one device tensor ``(n, *features)`` in input order.
 
+With ``token_types`` (one type id per token, e.g. BERT's segment ids of COMET's joined ``mt`` + ``src`` input) the
+head is ``forward(model, input_ids, attention_mask, token_type_ids)``; the types travel in the same copy as the ids.
+
 How it runs:
 
 * the sequences are sorted by length and cut into batches within a token budget
@@ -34,7 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .device import DTYPES, attention_backends, cpu_threads
+from .device import DTYPES, SMALL_PASS_WORK, attention_backends, cpu_threads
 from .shapes import Batch, Packed, fit_widths, plan_batches
 
 __all__ = [
@@ -56,7 +59,7 @@ FORWARD_BYTES = 64 * 2**20
 #: for a BERT-base-sized model in float32, 10,922 in bfloat16).
 ACCELERATOR_FORWARD_BYTES = 384 * 2**20
 
-Forward = Callable[[Any, torch.Tensor, torch.Tensor], Any]
+Forward = Callable[..., Any]
 
 
 def model_widths(config: Any) -> tuple[int, int]:
@@ -118,6 +121,9 @@ class Runner:
 
     ``pad_id`` fills padding; ``budget`` is the padded tokens of one pass (default: :func:`token_budget` from the
     model's config); ``bucketed`` rounds widths up to a call's fitted buckets (default: on any device but a CPU).
+    ``work_per_token``: the multiply-adds of one token's pass (about the parameters of the layers run); when
+    given, a CPU pass of less than :data:`~nlgmetrics.engine.device.SMALL_PASS_WORK` runs on one thread (the
+    threads of a small pass on a loaded machine wait longer for each other than they compute).
     :attr:`shapes` lists the ``(rows, width)`` of every forward pass since the runner was made or
     :meth:`reset_stats` was called."""
 
@@ -130,6 +136,7 @@ class Runner:
         pad_id: int = 0,
         budget: int | None = None,
         bucketed: bool | None = None,
+        work_per_token: float | None = None,
     ) -> None:
         self.model = model
         self.device = torch.device(device)
@@ -137,6 +144,7 @@ class Runner:
         self.pad_id = int(pad_id)
         self.budget = budget
         self.bucketed = self.device.type != "cpu" if bucketed is None else bool(bucketed)
+        self.work_per_token = work_per_token
         self.shapes: list[tuple[int, int]] = []
         self._arange: torch.Tensor | None = None
 
@@ -181,6 +189,7 @@ class Runner:
         out: torch.Tensor | None = None,
         at: np.ndarray | None = None,
         advance: Callable[[int, int], None] | None = None,
+        token_types: Sequence[Any] | Packed | None = None,
     ) -> Any:
         """Run ``forward(model, input_ids, attention_mask)`` over ``sequences`` and return its outputs in input
         order: one per entry of ``kinds`` (``"tokens"``: a :class:`TokenOutputs`; ``"rows"``: a tensor with one
@@ -192,7 +201,8 @@ class Runner:
         pieces share their shapes. ``out``: a buffer for the first output (it may be larger than needed), and
         ``at``: the row of ``out`` where each sequence's kept tokens (or its row) go (default: one after the other
         from row 0, in input order). ``advance(done, total)`` is called after each forward pass with the tokens
-        embedded so far.
+        embedded so far. ``token_types``: a type id per token of each sequence (the same lengths as
+        ``sequences``; padding gets type 0), passed to the head as a fourth argument.
         """
         packed = Packed.of(sequences)
         single = isinstance(kinds, str)
@@ -222,22 +232,34 @@ class Runner:
             if n == 0:
                 return self._empty(kind_list, offsets, kept, single, out)
             raise ValueError("every sequence needs at least one token")
+        types = None if token_types is None else Packed.of(token_types)
+        if types is not None and (len(types) != n or not np.array_equal(types.lengths, lengths)):
+            raise ValueError("token_types must give one type id per token of each sequence")
         batches = self.plan(lengths, widths=widths, batch_size=batch_size)
-        staged = self._stage(packed, batches, keep_arr, offsets, row_offsets, "tokens" in kind_list)
+        staged = self._stage(packed, batches, keep_arr, offsets, row_offsets, "tokens" in kind_list, types)
         results: list[Any] = [None] * len(kind_list)
         total_tokens, done_tokens = int(lengths.sum()), 0
         with torch.inference_mode(), attention_backends(self.device), cpu_threads(self.device) as threads:
             device_data = self._to_device(staged["data"])
             arange = self._positions_on_device(max(b.width for b in batches))
             for b, batch in enumerate(batches):
-                if b:
-                    threads.adjust()  # a CPU follows the machine's load from one forward pass to the next
                 rows, width = batch.rows, batch.width
+                if self.work_per_token is not None:
+                    small = self.work_per_token * rows * width < SMALL_PASS_WORK
+                    threads.adjust(at_most=1 if small else None)
+                elif b:
+                    threads.adjust()  # a CPU follows the machine's load from one forward pass to the next
                 base, rb = int(staged["base"][b]), int(staged["row_base"][b])
                 ids = device_data[base : base + rows * width].view(rows, width)
                 lens = device_data[staged["lens_at"] + rb : staged["lens_at"] + rb + rows]
                 mask = torch.lt(arange[:width], lens[:, None]).to(torch.long)
-                outputs = forward(self.model, ids, mask)
+                if types is None:
+                    outputs = forward(self.model, ids, mask)
+                else:
+                    at_types = staged["types_at"] + base
+                    outputs = forward(
+                        self.model, ids, mask, device_data[at_types : at_types + rows * width].view(rows, width)
+                    )
                 if not isinstance(outputs, tuple):
                     outputs = (outputs,)
                 if len(outputs) != len(kind_list):
@@ -294,10 +316,12 @@ class Runner:
         offsets: np.ndarray,
         row_offsets: np.ndarray,
         tokens: bool,
+        types: Packed | None = None,
     ) -> dict[str, Any]:
         """Everything the device needs, in one int64 array: the padded ids of every batch, each batch row's
         length (1 for an empty row), and, per kept token (batches in order), where it is in its batch's output
-        and where it goes; per real row, its sequence's index."""
+        and where it goes; per real row, its sequence's index; then, with ``types``, the padded token types laid
+        out as the ids."""
         rows = np.asarray([b.rows for b in batches], dtype=np.int64)
         widths = np.asarray([b.width for b in batches], dtype=np.int64)
         base = np.zeros(len(batches) + 1, dtype=np.int64)
@@ -320,11 +344,17 @@ class Runner:
             "src_at": n_ids + n_rows,
             "dst_at": n_ids + n_rows + n_kept,
             "rowdst_at": n_ids + n_rows + 2 * n_kept,
+            "types_at": n_ids + n_rows + 2 * n_kept + len(order),
         }
-        data = np.empty(n_ids + n_rows + 2 * n_kept + len(order), dtype=np.int64)
+        data = np.empty(layout["types_at"] + (n_ids if types is not None else 0), dtype=np.int64)
         ids = data[:n_ids]
         ids.fill(self.pad_id)
-        ids[_positions(seq_start, lengths)] = packed.ids[_positions(packed.starts[order], lengths)]
+        target = _positions(seq_start, lengths)
+        ids[target] = packed.ids[_positions(packed.starts[order], lengths)]
+        if types is not None:
+            typed = data[layout["types_at"] :]
+            typed.fill(0)
+            typed[target] = types.ids[_positions(types.starts[order], lengths)]
         data[n_ids : n_ids + n_rows] = row_lens
         tok_base = np.zeros(len(batches) + 1, dtype=np.int64)
         if tokens:
@@ -332,7 +362,7 @@ class Runner:
             local = _positions(row_in_batch * widths[batch_of] + keep[order, 0], kept)
             data[layout["src_at"] : layout["src_at"] + n_kept] = local
             data[layout["dst_at"] : layout["dst_at"] + n_kept] = _positions(offsets[order], kept)
-        data[layout["rowdst_at"] :] = row_offsets[order]
+        data[layout["rowdst_at"] : layout["types_at"]] = row_offsets[order]
         seq_base = np.zeros(len(batches) + 1, dtype=np.int64)
         np.cumsum(counts, out=seq_base[1:])
         return {

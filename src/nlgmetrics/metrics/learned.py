@@ -82,10 +82,10 @@ def resolve_device(device: str | None) -> str:
             raise InvalidInputError(f"device must be a torch device name such as 'cpu' or 'cuda', got {device!r}")
         return device
     try:
-        import torch
-    except ImportError:
+        from ..engine.device import resolve_device as engine_device
+    except ImportError:  # no torch: nothing but the CPU
         return "cpu"
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    return engine_device(None)
 
 
 def check_common(cfg: Any) -> None:

@@ -8,47 +8,17 @@ truncation and the offsets are the reference's whatever the installed transforme
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..engine.hub import cached_snapshot, is_offline
 from ..errors import MissingDependencyError
 
-__all__ = ["FastTokenizer", "clean_up_tokenization", "cpu_threads", "resolve_folder"]
-
-#: Below this many multiply-adds, a forward pass on a CPU runs on one thread: on a shared, loaded machine the
-#: threads of a small pass spend longer waiting for each other than computing (a tiny encoder's 22 sequences:
-#: 1.3 s on 2 threads under load against 0.13 s on one).
-SMALL_WORK = 3e8
+__all__ = ["FastTokenizer", "clean_up_tokenization", "resolve_folder"]
 
 _INSTALL = "pip install 'nlgmetrics[learned]'"
-
-
-@contextlib.contextmanager
-def cpu_threads(device: Any, work: float) -> Iterator[None]:
-    """A CPU forward pass of ``work`` multiply-adds: on one thread when it is small, else on the threads the
-    engine's rule leaves free on a busy machine (:func:`nlgmetrics.engine.device.cpu_threads`)."""
-    import torch
-
-    from ..engine.device import cpu_threads as engine_threads
-
-    if getattr(device, "type", device) != "cpu" or work >= SMALL_WORK:
-        with engine_threads(torch.device("cpu") if isinstance(device, str) else device):
-            yield
-        return
-    before = torch.get_num_threads()
-    if before == 1:
-        yield
-        return
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def clean_up_tokenization(text: str) -> str:

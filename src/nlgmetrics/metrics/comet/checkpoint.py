@@ -212,31 +212,22 @@ def _download(model_id: str) -> Path:
 
 def load_state(weights: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The state dict and (for a Lightning checkpoint) its ``hyper_parameters``, read without unpickling code."""
-    import torch
-
     if weights.suffix == ".safetensors":
         from safetensors.torch import load_file
 
         return load_file(str(weights)), None
+    from ...engine.hub import read_checkpoint
+
     try:
-        data = torch.load(str(weights), map_location="cpu", weights_only=True, mmap=True)
+        data = read_checkpoint(weights)
     except RuntimeError as err:
-        if "mmap" not in str(err):
-            raise CheckpointError(f"cannot read the checkpoint {weights}: {err}") from err
-        data = None
+        raise CheckpointError(f"cannot read the checkpoint {weights}: {err}") from err
     except Exception as err:
         raise CheckpointError(
             f"the checkpoint {weights} cannot be read safely: it needs more than tensors and plain containers to "
             f"load, and nlgmetrics never unpickles code (torch.load(weights_only=True) said: {str(err)[:300]}). "
             "Convert it to safetensors with the tool that wrote it"
         ) from err
-    if data is None:  # an old (non-zip) checkpoint cannot be memory-mapped
-        try:
-            data = torch.load(str(weights), map_location="cpu", weights_only=True)
-        except Exception as err:
-            raise CheckpointError(
-                f"the checkpoint {weights} cannot be read safely (torch.load(weights_only=True): {str(err)[:300]})"
-            ) from err
     if isinstance(data, dict) and "state_dict" in data:
         hp = data.get("hyper_parameters")
         return data["state_dict"], dict(hp) if isinstance(hp, dict) else None

@@ -21,20 +21,28 @@ at inference, re-implemented from their code (``comet/models``, ``comet/modules`
 
 Sentence embeddings of COMET-22 depend on one text only, so each distinct text is encoded once per call and, with
 ``cache=True``, once per process (the sources and references of a test set are encoded once for all systems).
+
+The forward passes run on the engine's :class:`~nlgmetrics.engine.Runner` (length-sorted batches in a token budget,
+at most 32 shapes per call on an accelerator, one copy of the ids per call, outputs in input order); the heads here
+only run the encoder and reduce its hidden states on the device. The unified passes of a call go through one runner
+call, BERT's segment ids as its ``token_types``.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
+from ...engine.runner import Runner
+from ...engine.shapes import Packed
 from ...errors import InvalidInputError
-from ..learned_text import FastTokenizer, cpu_threads, resolve_folder
+from ..learned_text import FastTokenizer, resolve_folder
 from .checkpoint import (
     ENCODERS,
     CheckpointError,
@@ -274,6 +282,16 @@ class CometModel:
             self.gamma = self.gamma.to(self.device)
         self.budget = GPU_BUDGET if self.device.type != "cpu" else CPU_BUDGET
         self.max_batch = MAX_BATCH
+        pad = self.tokenizer.pad_id
+        assert pad is not None  # checked above
+        self.runner = Runner(
+            self.model,
+            device=self.device,
+            dtype=dtype,
+            pad_id=pad,
+            budget=self.budget,
+            work_per_token=float(self.layer_params),
+        )
         self._cache: OrderedDict[str, torch.Tensor] = OrderedDict()
         self._lock = threading.Lock()
         self.cache_size = 1 << 16
@@ -288,34 +306,11 @@ class CometModel:
         return self.tokenizer.encode(list(texts), self.truncation)
 
     # ------------------------------------------------------------------------------------- forward
-    def _batches(self, lengths: Sequence[int]) -> Iterator[list[int]]:
-        """Indices in order of length, longest first, cut into batches of at most ``budget`` padded tokens."""
-        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-        batch: list[int] = []
-        width = 0
-        for i in order:
-            w = max(width, lengths[i], 1)
-            if batch and (w * (len(batch) + 1) > self.budget or len(batch) >= self.max_batch):
-                yield batch
-                batch, w = [], max(lengths[i], 1)
-            batch.append(i)
-            width = w
-        if batch:
-            yield batch
-
-    def _pad(self, seqs: list[list[int]], value: int) -> tuple[torch.Tensor, torch.Tensor]:
-        width = max(len(s) for s in seqs)
-        ids = torch.full((len(seqs), width), value, dtype=torch.long)
-        mask = torch.zeros((len(seqs), width), dtype=torch.long)
-        for r, s in enumerate(seqs):
-            ids[r, : len(s)] = torch.tensor(s, dtype=torch.long)
-            mask[r, : len(s)] = 1
-        return ids, mask
-
-    def _hidden(self, ids: torch.Tensor, mask: torch.Tensor, token_types: torch.Tensor | None) -> tuple[Any, ...]:
-        types = None if token_types is None else token_types.to(self.device)
-        with cpu_threads(self.device, self.layer_params * ids.numel()):
-            return tuple(self.model(ids.to(self.device), mask.to(self.device), types))
+    def _run(self, sequences: Any, head: Any, kinds: Any, **options: Any) -> Any:
+        """``sequences`` through the engine's runner: length-sorted batches within the token budget, one copy of
+        the ids to the device per call, outputs in input order (its shapes in ``self.runner.shapes``)."""
+        self.runner.reset_stats()
+        return self.runner.run(sequences, head, kinds=kinds, batch_size=self.max_batch, **options)
 
     def _mix(self, hidden: tuple[Any, ...], mask: torch.Tensor) -> torch.Tensor:
         """``LayerwiseAttention.forward`` in float32 (only the layers with a non-zero weight: the others add 0)."""
@@ -359,14 +354,9 @@ class CometModel:
                     todo.append(t)
         if todo:
             encodings = self.tokenize(todo)
-            seqs = [e.ids for e in encodings]
-            for batch in self._batches([len(s) for s in seqs]):
-                ids, mask = self._pad([seqs[i] for i in batch], self.tokenizer.pad_id)  # type: ignore[arg-type]
-                hidden = self._hidden(ids, mask, None)
-                emb = self._mix(hidden, mask)
-                pooled = self._pool(ids.to(self.device), emb, mask.to(self.device), hidden)
-                for row, i in enumerate(batch):
-                    out[todo[i]] = pooled[row]
+            pooled = self._run([e.ids for e in encodings], self._sentence_head, "rows")
+            for i, t in enumerate(todo):
+                out[t] = pooled[i]
             if cache:
                 with self._lock:
                     for t in todo:
@@ -374,6 +364,11 @@ class CometModel:
                     while len(self._cache) > self.cache_size:
                         self._cache.popitem(last=False)
         return out
+
+    def _sentence_head(self, model: Any, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The runner's head of COMET-22: every hidden state, the layer mix, the pooling (one row per text)."""
+        hidden = tuple(model(ids, mask, None))
+        return self._pool(ids, self._mix(hidden, mask), mask, hidden)
 
     def _pool(self, ids: torch.Tensor, emb: torch.Tensor, mask: torch.Tensor, hidden: tuple[Any, ...]) -> torch.Tensor:
         pad = self.tokenizer.pad_id
@@ -423,32 +418,37 @@ class CometModel:
             seq = seq[: self.max_positions]
         return seq, len(parts[0])
 
-    def _unified_pass(
-        self, seqs: list[list[int]], mt_lengths: list[int], word_lengths: list[int]
-    ) -> tuple[torch.Tensor, list[torch.Tensor | None]]:
-        """One pass of ``UnifiedMetric.forward`` over joined sequences: the scores (float32, in input order) and,
-        for a word-level model, each sample's label probabilities over its first ``word_lengths[i]`` tokens."""
-        scores = torch.empty(len(seqs), dtype=torch.float32, device=self.device)
-        probs: list[torch.Tensor | None] = [None] * len(seqs)
-        pad = self.tokenizer.pad_id
-        assert pad is not None
-        for batch in self._batches([len(s) for s in seqs]):
-            ids, mask = self._pad([seqs[i] for i in batch], pad)
-            types = None
-            if self.encoder_kind.passes_token_types:
-                types = torch.ones_like(ids)
-                for r, i in enumerate(batch):
-                    types[r, : mt_lengths[i]] = 0
-            hidden = self._hidden(ids, mask, types)
-            emb = self._mix(hidden, mask)
-            out = self.estimator(emb[:, 0, :]).view(-1)
-            scores[torch.tensor(batch, device=self.device)] = out
-            if self.hidden2tag is not None and self.word_layer is not None:
-                logits = self.hidden2tag(hidden[self.word_layer].float())
-                p = torch.softmax(logits, dim=2)
-                for r, i in enumerate(batch):
-                    probs[i] = p[r, : word_lengths[i]]
-        return scores, probs
+    def _unified_head(self, model: Any, ids: torch.Tensor, mask: torch.Tensor, types: Any = None) -> Any:
+        """The runner's head of ``UnifiedMetric.forward``: the score from the mix's first token (one row per
+        sequence) and, word-level, the label probabilities of the word layer (one row per token)."""
+        hidden = tuple(model(ids, mask, types))
+        score = self.estimator(self._mix(hidden, mask)[:, 0, :]).view(-1)
+        if self.hidden2tag is None or self.word_layer is None:
+            return score
+        return score, torch.softmax(self.hidden2tag(hidden[self.word_layer].float()), dim=2)
+
+    def _unified_passes(
+        self, seqs: list[list[int]], mt_lengths: list[int], word_lengths: list[int], passes: int
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Every pass of ``UnifiedMetric.forward`` in one runner call over the joined sequences (pass after
+        pass): the scores (float32, in input order) and, word-level, the label probabilities of each sequence's
+        first ``word_lengths`` tokens, packed ``(passes, sum(word_lengths), labels)`` (every pass keeps the same
+        tokens of the same translations)."""
+        packed = Packed.of(seqs)
+        types = None
+        if self.encoder_kind.passes_token_types:  # 0 over the mt part, 1 after it
+            lengths = packed.lengths
+            within = np.arange(int(packed.starts[-1]), dtype=np.int64) - np.repeat(packed.starts[:-1], lengths)
+            types = Packed(
+                (within >= np.repeat(np.asarray(mt_lengths, dtype=np.int64), lengths)).astype(np.int64), packed.starts
+            )
+        if self.hidden2tag is None:
+            return self._run(packed, self._unified_head, "rows", token_types=types), None
+        keep = np.zeros((len(seqs), 2), dtype=np.int64)
+        keep[:, 1] = np.tile(np.asarray(word_lengths, dtype=np.int64), passes)
+        scores, probs = self._run(packed, self._unified_head, ("rows", "tokens"), keep=keep, token_types=types)
+        data = probs.data
+        return scores, data.view(passes, data.shape[0] // passes, *data.shape[1:])
 
     @torch.inference_mode()
     def unified(
@@ -472,14 +472,13 @@ class CometModel:
         n = len(translations)
         combos = [(0, 1), (0, 2), (0, 1, 2)] if use_src and use_ref else [tuple(range(len(parts_list)))]
         word_lengths = [len(e.ids) for e in mt_enc]
-        passes = []
-        for combo in combos:
-            joined = [self._concat([parts_list[c][i] for c in combo]) for i in range(n)]
-            passes.append(self._unified_pass([j[0] for j in joined], [j[1] for j in joined], word_lengths))
-        score_list = [p[0] for p in passes]
+        joined = [self._concat([parts_list[c][i] for c in combo]) for combo in combos for i in range(n)]
+        scores, probs = self._unified_passes([j[0] for j in joined], [j[1] for j in joined], word_lengths, len(combos))
+        score_list = [scores[k * n : (k + 1) * n] for k in range(len(combos))]
         spans: list[list[Span]] | None = None
         if self.word_level:
-            spans = self._spans(mt_enc, [p[1] for p in passes])
+            assert probs is not None
+            spans = self._spans(mt_enc, word_lengths, probs)
         if self.kind == "xcomet_metric":
             assert spans is not None
             mqm = _mqm(spans).to(self.device)
@@ -497,20 +496,21 @@ class CometModel:
             return torch.stack(score_list, dim=0).mean(dim=0).tolist(), spans
         return score_list[0].tolist(), spans
 
-    def _spans(self, mt_enc: list[Any], probs: list[list[torch.Tensor | None]]) -> list[list[Span]]:
-        """``UnifiedMetric.decode`` on the label probabilities (weighted over the passes when there are three)."""
-        weights = torch.tensor([0.1667, 0.3333, 0.5]) if len(probs) == 3 else None
+    def _spans(self, mt_enc: list[Any], word_lengths: list[int], probs: torch.Tensor) -> list[list[Span]]:
+        """``UnifiedMetric.decode`` on the label probabilities ``(passes, tokens, labels)`` of every translation's
+        tokens, one after the other (weighted over the passes when there are three), read back from the device
+        once."""
+        if len(probs) == 3:
+            weights = torch.tensor([0.1667, 0.3333, 0.5])
+            p = torch.sum(torch.stack([probs[k] * weights[k].to(probs.device) for k in range(3)]), dim=0)
+        else:
+            p = probs[0]
+        labels_all = torch.argmax(p, dim=1).cpu().tolist()
+        conf_all = p.max(dim=1)[0].cpu()
         out: list[list[Span]] = []
-        for i, enc in enumerate(mt_enc):
-            p: torch.Tensor | None
-            if weights is not None:
-                stacked = [probs[k][i] * weights[k].to(self.device) for k in range(3)]  # type: ignore[operator]
-                p = torch.sum(torch.stack(stacked), dim=0)  # type: ignore[arg-type]
-            else:
-                p = probs[0][i]
-            assert p is not None
-            labels = torch.argmax(p, dim=1).tolist()
-            conf = p.max(dim=1)[0]
+        start = 0
+        for enc, count in zip(mt_enc, word_lengths, strict=True):
+            labels = labels_all[start : start + count]
             spans: list[Span] = []
             current: dict[str, Any] | None = None
             for t, (token_id, label_id, offset) in enumerate(zip(enc.ids, labels, enc.offsets, strict=False)):
@@ -520,17 +520,18 @@ class CometModel:
                         "tokens": [token_id],
                         "severity": label.split("-")[1],
                         "offset": list(offset),
-                        "conf": [t],
+                        "conf": [start + t],
                     }
                 elif label.startswith("I"):
                     assert current is not None
                     current["tokens"].append(token_id)
-                    current["conf"].append(t)
+                    current["conf"].append(start + t)
                     current["offset"][1] = offset[1]
                 elif current is not None:
-                    spans.append(self._span(current, conf))
+                    spans.append(self._span(current, conf_all))
                     current = None
             out.append(spans)  # a span still open at the end is dropped, as unbabel-comet drops it
+            start += count
         return out
 
     def _span(self, span: dict[str, Any], conf: torch.Tensor) -> Span:
@@ -539,7 +540,7 @@ class CometModel:
             start=int(span["offset"][0]),
             end=int(span["offset"][1]),
             severity=span["severity"],
-            confidence=float(conf[torch.tensor(span["conf"], device=conf.device)].mean().item()),
+            confidence=float(conf[torch.tensor(span["conf"])].mean().item()),
         )
 
 

@@ -14,14 +14,16 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from ...engine.runner import Runner
+from ...errors import InvalidInputError
 from ..comet.checkpoint import CheckpointError
-from ..learned_text import FastTokenizer, cpu_threads
+from ..learned_text import FastTokenizer
 
 __all__ = ["TOKEN", "MetricXModel", "get_model", "weight_files"]
 
@@ -128,50 +130,43 @@ class MetricXModel:
         self.pad_id = 0 if self.tokenizer.pad_id is None else self.tokenizer.pad_id
         self.budget = GPU_BUDGET if self.device.type != "cpu" else CPU_BUDGET
         self.max_batch = MAX_BATCH
+        self.runner = Runner(
+            self.model,
+            device=self.device,
+            dtype=dtype,
+            pad_id=self.pad_id,
+            budget=self.budget,
+            work_per_token=float(self.layer_params),
+        )
 
-    def _batches(self, lengths: Sequence[int]) -> Iterator[list[int]]:
-        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-        batch: list[int] = []
-        width = 0
-        for i in order:
-            w = max(width, lengths[i], 1)
-            if batch and (w * (len(batch) + 1) > self.budget or len(batch) >= self.max_batch):
-                yield batch
-                batch, w = [], max(lengths[i], 1)
-            batch.append(i)
-            width = w
-        if batch:
-            yield batch
+    def _head(self, model: Any, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The runner's head of ``MT5ForRegression``: the encoder, one decoder step from token 0, the logit of
+        :data:`TOKEN`, clamped (one row per input)."""
+        enc = model.encoder(input_ids=ids, attention_mask=mask, return_dict=True).last_hidden_state
+        start = torch.zeros((ids.shape[0], 1), dtype=torch.long, device=ids.device)
+        dec = model.decoder(
+            input_ids=start,
+            encoder_hidden_states=enc,
+            encoder_attention_mask=mask,
+            use_cache=False,
+            return_dict=True,
+        ).last_hidden_state
+        seq = dec[:, 0, :]
+        if self.scale is not None:
+            seq = seq * self.scale
+        logits = torch.nn.functional.linear(seq, self.row.unsqueeze(0))[:, 0]
+        return torch.clamp(logits, 0, 25).float()
 
     @torch.inference_mode()
     def score(self, inputs: Sequence[str], max_input_length: int) -> list[float]:
         encodings = self.tokenizer.encode(list(inputs), max_input_length)
         seqs = [e.ids[:-1] for e in encodings]  # get_dataset's _remove_eos
-        out = torch.empty(len(seqs), dtype=torch.float32)
-        for batch in self._batches([len(s) for s in seqs]):
-            width = max(max(len(seqs[i]) for i in batch), 1)
-            ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
-            for r, i in enumerate(batch):
-                ids[r, : len(seqs[i])] = torch.tensor(seqs[i], dtype=torch.long)
-                mask[r, : len(seqs[i])] = 1
-            ids, mask = ids.to(self.device), mask.to(self.device)
-            with cpu_threads(self.device, self.layer_params * ids.numel()):
-                enc = self.model.encoder(input_ids=ids, attention_mask=mask, return_dict=True).last_hidden_state
-                start = torch.zeros((len(batch), 1), dtype=torch.long, device=self.device)
-                dec = self.model.decoder(
-                    input_ids=start,
-                    encoder_hidden_states=enc,
-                    encoder_attention_mask=mask,
-                    use_cache=False,
-                    return_dict=True,
-                ).last_hidden_state
-            seq = dec[:, 0, :]
-            if self.scale is not None:
-                seq = seq * self.scale
-            logits = torch.nn.functional.linear(seq, self.row.unsqueeze(0))[:, 0]
-            out[torch.tensor(batch)] = torch.clamp(logits, 0, 25).float().cpu()
-        return out.tolist()
+        empty = next((i for i, s in enumerate(seqs) if not s), None)
+        if empty is not None:
+            raise InvalidInputError(f"input {empty} has no token left once cut to max_input_length={max_input_length}")
+        self.runner.reset_stats()
+        out = self.runner.run(seqs, self._head, kinds="rows", batch_size=self.max_batch)
+        return [float(x) for x in out.cpu().tolist()]
 
 
 _MODELS: OrderedDict[tuple[Any, ...], MetricXModel] = OrderedDict()
