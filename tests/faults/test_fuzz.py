@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from nlgmetrics import _files
 from nlgmetrics._inputs import check_pairs
 from nlgmetrics.errors import InvalidInputError
-from nlgmetrics.evaluate.spec import CONFIG_SCHEMA, check_config
+from nlgmetrics.evaluate.config import file_keys
+from nlgmetrics.evaluate.spec import check_config
 
 FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -84,7 +85,7 @@ def test_any_values(predictions, references):
     assert all(isinstance(r, tuple) and r and all(type(x) is str for x in r) for r in refs)
 
 
-_keys = st.sampled_from([*CONFIG_SCHEMA, "bootstrp", "metric", "job"]) | st.text(string.ascii_lowercase, max_size=6)
+_keys = st.sampled_from([*file_keys(), "bootstrp", "metric", "job"]) | st.text(string.ascii_lowercase, max_size=6)
 _config_values = (
     st.none()
     | st.booleans()
