@@ -39,15 +39,10 @@ __all__ = [
 _CONFIDENCE = Opt("confidence", type=int, help="add a bootstrap 95%% confidence interval over N resamples")
 _SEED = Opt("seed", type=int, help="seed of the resampling (default: 12345, sacrebleu's)")
 
-# The flags of the three commands are the config fields of their families (FamilyCommand); these add the flags
-# that are no field, and sacrebleu's spellings and help of the tokenizer.
+# The flags of the three commands are the config fields of their families (FamilyCommand), their help the fields'
+# own; these add the flags that are no field, and sacrebleu's spellings of the tokenizer's.
 BLEU_OPTIONS = (
-    Opt(
-        "tokenizer",
-        help="13a, intl, zh, char, ja-mecab, ko-mecab, none, flores101, flores200, spBLEU-1K (sacrebleu's), "
-        "whitespace, perl-whitespace",
-        aliases=("--tokenize", "-tok"),
-    ),
+    Opt("tokenizer", aliases=("--tokenize", "-tok")),
     Opt("explain", help="also print per-order matches, precisions, brevity penalty, smoothing and why"),
     _CONFIDENCE,
     _SEED,

@@ -19,8 +19,8 @@ from .command import FamilyCommand, Opt, Outcome
 
 __all__ = ["ROUGE_COMMAND", "ROUGE_OPTIONS", "RougeCommand"]
 
-# the flags are the config fields (FamilyCommand); this adds the tokenizer's help
-ROUGE_OPTIONS = (Opt("tokenizer", help="unicode, rouge-score, rouge155, ja-mecab, zh-jieba, char, whitespace"),)
+# the flags are the config fields (FamilyCommand), with the fields' own help: nothing to add
+ROUGE_OPTIONS: tuple[Opt, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
