@@ -32,28 +32,14 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "tests" / "fixtures" / "learned"
-DATA = Path(os.environ.get("NLGMETRICS_SHARED_DATA", ROOT.parent / "shared" / "data"))
-
-_PEAK = """
-def _peak():
-    try:
-        for line in open('/proc/self/status'):
-            if line.startswith('VmHWM:'):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-"""
+from _learned import FIXTURES, PEAK, ROOT, run, segments
 
 OURS = (
     """
 import time, json, sys
 T0 = time.perf_counter()
 """
-    + _PEAK
+    + PEAK
     + """
 args = json.loads(sys.argv[1])
 data = json.load(open(args['data'], encoding='utf-8'))
@@ -73,7 +59,7 @@ REFERENCE = (
 import time, json, sys
 T0 = time.perf_counter()
 """
-    + _PEAK
+    + PEAK
     + """
 args = json.loads(sys.argv[1])
 sys.path.insert(0, args['repo'])
@@ -118,30 +104,6 @@ with torch.no_grad():
     model.lm_head.weight[250089] *= 400.0
 model.save_pretrained(sys.argv[1], safe_serialization=True)
 """
-
-
-def segments(n: int) -> dict[str, list[str]]:
-    def lines(name: str) -> list[str]:
-        return [x.strip() for x in (DATA / "wmt22" / name).read_text(encoding="utf-8").split("\n")[:n]]
-
-    return {
-        "src": lines("references/generaltest2022.de-en.ref.A.en"),
-        "mt": lines("system-outputs/generaltest2022.en-ja.hyp.DLUT.ja"),
-        "ref": lines("references/generaltest2022.en-ja.ref.A.ja"),
-    }
-
-
-def run(python: str, code: str, args: dict, env: dict | None = None) -> dict:
-    proc = subprocess.run(
-        [python, "-c", code, json.dumps(args)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {}), "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"},
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"child failed ({python}):\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
