@@ -21,7 +21,7 @@ import sys
 import time
 
 from _common import SHARED_DATA, fmt_time, interleaved, machine, table
-from nlgmetrics.evaluate import partials
+from nlgmetrics.engines import _partials as partials
 from nlgmetrics.metrics.catalog import get_family
 
 
@@ -84,8 +84,8 @@ def main() -> None:
     ray_start = time.perf_counter() - t0
     print(f"start-up (once): Spark session + cached frame {fmt_time(spark_start)}, Ray + dataset {fmt_time(ray_start)}")
 
-    from nlgmetrics.ray import score_dataset
-    from nlgmetrics.spark import score_dataframe
+    from nlgmetrics.engines.ray import score_dataset
+    from nlgmetrics.engines.spark import score_dataframe
 
     out = []
     for metric in args.metrics.split(","):

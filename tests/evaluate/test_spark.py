@@ -28,7 +28,7 @@ def _expected(metric, preds, refs, *, segments=False, preset=None, **options):
     ("metric", "preset"), [("bleu", None), ("chrf", "chrf++"), ("ter", None), ("nist", "mteval-13a"), ("cider", None)]
 )
 def test_partitionings_give_identical_results(spark, metric, preset):
-    from nlgmetrics.spark import score_dataframe
+    from nlgmetrics.engines.spark import score_dataframe
 
     expected = _expected(metric, PREDS, REFS, preset=preset)
     # a repartition shuffles rows, so the per-segment order is checked below on ordered frames
@@ -39,7 +39,7 @@ def test_partitionings_give_identical_results(spark, metric, preset):
 
 
 def test_segments_in_input_order(spark):
-    from nlgmetrics.spark import score_dataframe
+    from nlgmetrics.engines.spark import score_dataframe
 
     rows = list(zip(PREDS, REFS, strict=True))
     frame = spark.createDataFrame(rows, "prediction string, references array<string>")  # keeps the list's order
@@ -59,7 +59,7 @@ _TEXT = st.lists(_WORDS, max_size=6).map(" ".join)
     metric=st.sampled_from(["bleu", "chrf", "wer", "nls", "rouge"]),
 )
 def test_hypothesis_inputs_and_slices(spark, pairs, slices, metric):
-    from nlgmetrics.spark import score_dataframe
+    from nlgmetrics.engines.spark import score_dataframe
 
     preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
     rows = spark.sparkContext.parallelize(pairs, slices)  # consecutive slices, in order
@@ -69,7 +69,7 @@ def test_hypothesis_inputs_and_slices(spark, pairs, slices, metric):
 
 
 def test_custom_column_names(spark):
-    from nlgmetrics.spark import stats_of_dataframe
+    from nlgmetrics.engines.spark import stats_of_dataframe
 
     frame = spark.createDataFrame([("a b c", "a b d")], "hyp string, ref string")
     family = get_family("wer")
@@ -78,7 +78,7 @@ def test_custom_column_names(spark):
 
 
 def test_bad_input(spark):
-    from nlgmetrics.spark import score_dataframe
+    from nlgmetrics.engines.spark import score_dataframe
 
     frame = spark.createDataFrame([("a", "a")], "hyp string, ref string")
     with pytest.raises(InvalidInputError, match="no column 'prediction' in the DataFrame; its columns are: hyp, ref"):

@@ -9,7 +9,8 @@ import warnings
 
 import pytest
 
-from nlgmetrics.evaluate import Texts, evaluate, partials
+from nlgmetrics.engines import _partials as partials
+from nlgmetrics.evaluate import Texts, evaluate
 from nlgmetrics.metrics.catalog import get_family
 from nlgmetrics.stats import RunningSum, Stats
 
@@ -60,7 +61,7 @@ def test_sari_partitions_summed_in_order_on_any_engine():
 def test_float_families_on_dask_are_the_one_process_number(metric):
     dask = pytest.importorskip("dask")
     db = pytest.importorskip("dask.bag")
-    from nlgmetrics.evaluate.dask import score_bag
+    from nlgmetrics.engines.dask import score_bag
 
     family = get_family(metric)
     with warnings.catch_warnings():

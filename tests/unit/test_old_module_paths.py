@@ -14,6 +14,10 @@ ALIASES = {
     "nlgmetrics.metrics.rouge_kernel": "nlgmetrics.metrics.rouge.kernel",
     "nlgmetrics.metrics.rouge_scores": "nlgmetrics.metrics.rouge.scores",
     "nlgmetrics.metrics.rouge_sets": "nlgmetrics.metrics.rouge.sets",
+    "nlgmetrics.spark": "nlgmetrics.engines.spark",
+    "nlgmetrics.ray": "nlgmetrics.engines.ray",
+    "nlgmetrics.evaluate.dask": "nlgmetrics.engines.dask",
+    "nlgmetrics.evaluate.partials": "nlgmetrics.engines._partials",
 }
 
 
@@ -45,3 +49,15 @@ def test_meteor15_loads_without_the_nltk_family() -> None:
 def test_the_scale_out_modules_keep_their_paths(path: str) -> None:
     module = importlib.import_module(path)
     assert all(callable(getattr(module, name)) for name in module.__all__)
+
+
+def test_importing_the_engines_starts_no_engine() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, nlgmetrics.engines, nlgmetrics.spark, nlgmetrics.ray, nlgmetrics.evaluate.dask; "
+        "print(sorted(m for m in ('pyspark', 'ray', 'dask') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

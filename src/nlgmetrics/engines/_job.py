@@ -1,5 +1,5 @@
-"""What the scale-out engines (:mod:`nlgmetrics.spark`, :mod:`nlgmetrics.ray`, :mod:`nlgmetrics.evaluate.dask`)
-share around :mod:`nlgmetrics.evaluate.partials`: one scoring :class:`Job`.
+"""What the scale-out engines (:mod:`~nlgmetrics.engines.spark`, :mod:`~nlgmetrics.engines.ray`,
+:mod:`~nlgmetrics.engines.dask`) share around :mod:`~nlgmetrics.engines._partials`: one scoring :class:`Job`.
 
 A job holds the metric's name, preset and options, the columns to read and whether per-segment statistics are
 kept. It holds no family object, so it travels to the workers as it is; each worker looks the family up and builds
@@ -15,10 +15,10 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .evaluate import partials
-from .metrics.base import Family
-from .metrics.catalog import get_family
-from .stats import Stats, StatsBatch
+from ..metrics.base import Family
+from ..metrics.catalog import get_family
+from ..stats import Stats, StatsBatch
+from . import _partials as partials
 
 #: What a driver collects: the summed (exact) total, and the per-segment statistics when they were kept.
 Collected = tuple[Stats, list[StatsBatch[Any]] | None]
