@@ -37,7 +37,8 @@ from ..metrics.nist import NISTConfig, NISTResult, NISTStats
 from ..metrics.nls import NLSConfig, NLSResult, NLSStats
 from ..metrics.perplexity import PerplexityConfig, PerplexityResult, PerplexityStats
 from ..metrics.ribes import RIBESConfig, RIBESResult, RIBESStats
-from ..metrics.rouge import RougeConfig, RougeResult, RougeStats
+from ..metrics.rouge import RougeResult
+from ..metrics.rouge.config import RougeConfig, RougeStats
 from ..metrics.sampling import (
     GPassAtKConfig,
     MajAtNConfig,

@@ -26,7 +26,7 @@ from .kernel import round5
 from .scores import AggregateScore, RougeScore
 
 if TYPE_CHECKING:
-    from . import RougeConfig, RougeStats
+    from .config import RougeConfig, RougeStats
 
 __all__ = ["bootstrap", "perl_resample_indices"]
 

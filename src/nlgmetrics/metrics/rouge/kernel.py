@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...algorithms.guard import limit_seconds
 from ...algorithms.native import native
-from ...errors import UnknownOptionError
 from ...text.rouge_tokenize import kernel_text, rouge155_truncate, rouge_encoder
+from .config import RougeType, parse_rouge_type
 
 # numpy and the sentence splitter are imported where they are used: a fresh process scoring a few segments of the
 # common types needs neither (the cost guard's module is small and asked on every call: imported here)
@@ -28,45 +28,9 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..._inputs import ReferenceSets
-    from . import RougeConfig
+    from .config import RougeConfig
 
 __all__ = ["RougeType", "parse_rouge_type", "rouge_columns", "round5"]
-
-
-# ---------------------------------------------------------------------------------------------------- types
-@dataclasses.dataclass(frozen=True)
-class RougeType:
-    """One ROUGE type: ``kind`` is ``"n"`` (n-grams), ``"L"`` (LCS of whole texts), ``"Lsum"`` (union LCS over
-    sentences), ``"W"`` (weighted LCS) or ``"S"`` (skip bigrams; ``skip`` None means any distance,
-    ``unigrams`` adds the unigrams of ROUGE-SU)."""
-
-    name: str
-    kind: str
-    n: int = 0
-    skip: int | None = None
-    unigrams: bool = False
-
-
-_TYPE_NAME = re.compile(r"rouge(?:([1-9])|(L)|(Lsum)|(W)|(SU|S)(\d+|\*))")
-TYPE_FORMS = "rouge1 ... rouge9, rougeL, rougeLsum, rougeW, rougeS<d>/rougeS* and rougeSU<d>/rougeSU* (skip distance d)"
-
-
-@functools.lru_cache(maxsize=256)
-def parse_rouge_type(name: str) -> RougeType:
-    """Parse a type name such as ``"rouge2"``, ``"rougeLsum"`` or ``"rougeSU4"``."""
-    m = _TYPE_NAME.fullmatch(name) if isinstance(name, str) else None
-    if m is None:
-        raise UnknownOptionError(f"unknown ROUGE type {name!r}; valid types are {TYPE_FORMS}")
-    if m.group(1):
-        return RougeType(name, "n", n=int(m.group(1)))
-    if m.group(2):
-        return RougeType(name, "L")
-    if m.group(3):
-        return RougeType(name, "Lsum")
-    if m.group(4):
-        return RougeType(name, "W")
-    skip = None if m.group(6) == "*" else int(m.group(6))
-    return RougeType(name, "S", skip=skip, unigrams=m.group(5) == "SU")
 
 
 # ---------------------------------------------------------------------------------------------------- arithmetic

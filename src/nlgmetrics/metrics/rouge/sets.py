@@ -38,36 +38,14 @@ from rapidfuzz.distance import LCSseq
 
 from ..._inputs import ReferenceSets
 from ...errors import InvalidInputError, MissingDependencyError
+from .config import SET_SCORINGS, check_set_scoring
 
 if TYPE_CHECKING:
-    from . import RougeConfig
+    from .config import RougeConfig
 
 __all__ = ["SET_SCORINGS", "check_set_scoring", "set_rouge_columns"]
 
-SET_SCORINGS = ("pltrdy", "llamafactory")
-_TOKENIZER = {"pltrdy": "whitespace", "llamafactory": "zh-jieba"}
-_TYPES = re.compile(r"rouge([1-5]|L)")
 
-
-def check_set_scoring(cfg: RougeConfig) -> None:
-    """Refuse the options these packages do not have."""
-    if cfg.scoring not in SET_SCORINGS:
-        return
-    for t in cfg.rouge_types:
-        if not _TYPES.fullmatch(t):
-            raise InvalidInputError(f"the {cfg.scoring} scoring computes rouge1 ... rouge5 and rougeL, not {t!r}")
-    if cfg.tokenizer != _TOKENIZER[cfg.scoring]:
-        raise InvalidInputError(
-            f"the {cfg.scoring} scoring splits words its own way; its tokenizer is {_TOKENIZER[cfg.scoring]!r}, "
-            f"not {cfg.tokenizer!r}"
-        )
-    if cfg.use_stemmer or cfg.remove_stopwords or cfg.sentence_separator is not None:
-        raise InvalidInputError(f"the {cfg.scoring} scoring has no stemming, stop words or sentence separator")
-    if cfg.beta != 1.0 or cfg.alpha is not None:
-        raise InvalidInputError(f"the {cfg.scoring} scoring has its own F (2PR / (P + R + 1e-8)); drop beta/alpha")
-
-
-# ---------------------------------------------------------------------------------------------------- words
 def _pltrdy_sentences(text: str) -> list[str]:
     return [" ".join(s.split()) for s in text.split(".") if len(s) > 0]
 
