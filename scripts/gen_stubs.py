@@ -11,6 +11,9 @@ signatures, at no cost at run time (a ``.pyi`` is never imported):
   preset sets it (``...`` where the preset decides);
 * each stateful class (``nlgmetrics.stateful``) is ``Metric[Config, Stats, Result]`` whose ``__init__`` takes
   ``preset``, ``keep_segments`` and the same keywords;
+* each torchmetrics adapter of a family (``nlgmetrics.torch``) is a ``TorchMetric`` whose ``__init__`` takes the
+  same, plus torchmetrics' own keywords; the classes under torchmetrics' names (and BERTScore's) take
+  torchmetrics' arguments, which the stub leaves open;
 * a function with explicit keywords only, and every other public name, is re-exported from its module.
 
 Run it after adding or changing a family (``tests/unit/test_stubs.py`` fails until the stubs match)::
@@ -221,6 +224,14 @@ def _importable(cls: type) -> tuple[str, str, type]:
     raise LookupError(f"no importable class for {cls!r}")
 
 
+def _init_parameters(family: Any, imports: _Imports, extra: tuple[str, ...] = ()) -> str:
+    """``self, preset, *, keep_segments`` and the config fields: a stateful or torch class's ``__init__``."""
+    preset = f"{_literal(family.presets)} | None" if family.presets else "str | None"
+    parts = ["self", f"preset: {preset} = None", "*", "keep_segments: bool = False", *extra]
+    parts += _config_parameters(family, {"preset", "keep_segments"}, imports, literal_defaults=True)
+    return ", ".join(parts)
+
+
 def _stateful_class(cls_name: str, family: Any, imports: _Imports) -> str:
     """Two lines: ``class BLEU(Metric[Config, Stats, Result])`` and its ``__init__`` with the config fields."""
     formula = family.formula
@@ -231,10 +242,8 @@ def _stateful_class(cls_name: str, family: Any, imports: _Imports) -> str:
         result = _annotation(text, formula.__globals__, formula.__module__, imports)
     config = imports.add(*_importable(family.config_cls))
     stats = imports.add(*_importable(family.stats_cls))
-    preset = f"{_literal(family.presets)} | None" if family.presets else "str | None"
-    parts = ["self", f"preset: {preset} = None", "*", "keep_segments: bool = False"]
-    parts += _config_parameters(family, {"preset", "keep_segments"}, imports, literal_defaults=True)
-    return f"class {cls_name}(Metric[{config}, {stats}, {result}]):\n    def __init__({', '.join(parts)}) -> None: ..."
+    init = _init_parameters(family, imports)
+    return f"class {cls_name}(Metric[{config}, {stats}, {result}]):\n    def __init__({init}) -> None: ..."
 
 
 def _typed_function(name: str, fn: Any, family: Any, imports: _Imports) -> str:
@@ -327,6 +336,7 @@ def render() -> dict[str, str]:
         "src/nlgmetrics/__init__.pyi": init,
         "src/nlgmetrics/functional.pyi": _sort_imports(functional, "src/nlgmetrics/functional.pyi"),
         "src/nlgmetrics/stateful/__init__.pyi": _stateful_stub(head),
+        "src/nlgmetrics/torch/__init__.pyi": _torch_stub(head),
     }
 
 
@@ -343,6 +353,37 @@ def _stateful_stub(head: list[str]) -> str:
     lines.append("__all__ = [" + ", ".join(_repr(n) for n in ["Metric", *sorted(classes)]) + "]")
     lines += ["", "def stateful_class(name: str) -> type[Metric[Any, Any, Any]]: ...", "", *body, ""]
     return _sort_imports("\n".join(lines), "src/nlgmetrics/stateful/__init__.pyi")
+
+
+def _torch_stub(head: list[str]) -> str:
+    """``nlgmetrics.torch``: one ``TorchMetric`` class per family adapter, its ``__init__`` taking the family's
+    config fields and torchmetrics' keywords; torchmetrics' names and BERTScore's class take torchmetrics'
+    arguments (left open)."""
+    from nlgmetrics import torch as nt
+    from nlgmetrics.metrics.catalog import CATALOG, get_family
+    from nlgmetrics.torch.adapter import TORCHMETRICS_KWARGS
+
+    own = {CATALOG[name].cls for name in nt._OWN_CLASSES}
+    adapters = {
+        entry.cls: name
+        for name, entry in CATALOG.items()
+        if entry.cls and entry.cls not in nt.TORCHMETRICS_NAMES and entry.cls not in own
+    }
+    open_classes = sorted({*nt.TORCHMETRICS_NAMES, *own})
+    lazy = sorted(nt._LAZY)
+    _PUBLIC.clear()
+    imports = _Imports({*adapters, *open_classes, *lazy, "torch_class", "TORCHMETRICS_NAMES"})
+    imports.add("typing", "Any", Any)
+    extra = tuple(f"{k}: Any = ..." for k in sorted(TORCHMETRICS_KWARGS))
+    inits = {cls: _init_parameters(get_family(adapters[cls]), imports, extra) for cls in adapters}
+    inits.update(dict.fromkeys(open_classes, "self, *args: Any, **kwargs: Any"))
+    body = [f"class {cls}(TorchMetric):\n    def __init__({inits[cls]}) -> None: ..." for cls in sorted(inits)]
+    lines = [*head, *(f"from {nt._LAZY[name]} import {name} as {name}" for name in lazy)]
+    lines += [*imports.lines("nlgmetrics.torch"), ""]
+    lines.append("__all__ = [" + ", ".join(_repr(n) for n in nt.__all__) + "]")
+    lines += ["", "TORCHMETRICS_NAMES: tuple[str, ...]", "", "def torch_class(name: str) -> type[TorchMetric]: ...", ""]
+    lines += [*body, ""]
+    return _sort_imports("\n".join(lines), "src/nlgmetrics/torch/__init__.pyi")
 
 
 def _sort_imports(text: str, path: str) -> str:

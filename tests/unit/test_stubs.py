@@ -26,6 +26,7 @@ from nlgmetrics.signature import field_role
 ROOT = Path(__file__).resolve().parents[2]
 STUB = ROOT / "src" / "nlgmetrics" / "__init__.pyi"
 STATEFUL_STUB = ROOT / "src" / "nlgmetrics" / "stateful" / "__init__.pyi"
+TORCH_STUB = ROOT / "src" / "nlgmetrics" / "torch" / "__init__.pyi"
 REGENERATE = "PYTHONPATH=src python scripts/gen_stubs.py"
 NOT_OPTIONS = {"resolved", "internal"}
 
@@ -95,6 +96,25 @@ def test_every_stateful_class_takes_its_config_fields() -> None:
         assert {a.arg for a in args.kwonlyargs} == {"keep_segments"} | _options(get_family(name)) - {"preset"}, cls
 
 
+def test_every_torch_adapter_takes_its_config_fields_and_torchmetrics_keywords() -> None:
+    nt = pytest.importorskip("nlgmetrics.torch")
+    from nlgmetrics.torch.adapter import TORCHMETRICS_KWARGS
+
+    tree = ast.parse(TORCH_STUB.read_text(encoding="utf-8"))
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    assert set(classes) == {n for n in nt.__all__ if n[0].isupper() and n != "TorchMetric"}
+    for name, entry in CATALOG.items():
+        if not entry.cls or entry.cls in nt.TORCHMETRICS_NAMES or name in nt._OWN_CLASSES:
+            continue
+        (init,) = [node for node in classes[entry.cls].body if isinstance(node, ast.FunctionDef)]
+        assert init.args.kwarg is None, entry.cls
+        expected = {"keep_segments"} | TORCHMETRICS_KWARGS | _options(get_family(name)) - {"preset"}
+        assert {a.arg for a in init.args.kwonlyargs} == expected, entry.cls
+    for name in nt.TORCHMETRICS_NAMES:  # torchmetrics' own arguments: left open
+        (init,) = [node for node in classes[name].body if isinstance(node, ast.FunctionDef)]
+        assert init.args.kwarg is not None, name
+
+
 def test_mypy_reads_the_options_of_a_lazy_export(tmp_path: Path) -> None:
     api = pytest.importorskip("mypy.api")
     sample = tmp_path / "sample.py"
@@ -113,6 +133,9 @@ def test_mypy_reads_the_options_of_a_lazy_export(tmp_path: Path) -> None:
             nm.bleu(P, R, tokenzier="13a")
             nm.bleu(P, R, preset="sacrebleu2")
             nm.CHRF(word_ordr=2)
+            from nlgmetrics.torch import CHRF as TorchCHRF
+            TorchCHRF("chrf++", dist_sync_on_step=True)
+            TorchCHRF(word_ordr=2)
             """
         ),
         encoding="utf-8",
@@ -127,7 +150,8 @@ def test_mypy_reads_the_options_of_a_lazy_export(tmp_path: Path) -> None:
     stdout, stderr, status = api.run(["--config-file", str(config), "--no-error-summary", str(sample)])
     errors = [line for line in stdout.splitlines() if ": error:" in line]
     assert status == 1, stdout + stderr
-    assert len(errors) == 3, stdout
+    assert len(errors) == 4, stdout
     assert errors[0].startswith(f'{sample}:10: error: Unexpected keyword argument "tokenzier" for "bleu"')
     assert errors[1].startswith(f'{sample}:11: error: Argument "preset" to "bleu"')
     assert errors[2].startswith(f'{sample}:12: error: Unexpected keyword argument "word_ordr" for "CHRF"')
+    assert errors[3].startswith(f'{sample}:15: error: Unexpected keyword argument "word_ordr" for "CHRF"')
