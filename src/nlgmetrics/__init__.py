@@ -8,11 +8,8 @@ only by the metrics that need them. Every metric function and class comes from t
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from ._version import __version__ as __version__
-from .metrics.catalog import CATALOG
+from .metrics.catalog import CATALOG, lazy_module
 
 #: Public names that are not a catalogued metric's function or class.
 _OTHER_EXPORTS = {
@@ -54,14 +51,5 @@ _EXPORTS = _exports()
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name) or _exports().get(name)  # or a family added to the catalogue after import
-    if module is None:
-        raise AttributeError(f"module 'nlgmetrics' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+# a name not in _EXPORTS may be a family added to the catalogue after import
+__getattr__, __dir__ = lazy_module("nlgmetrics", lambda n: _EXPORTS.get(n) or _exports().get(n), globals(), __all__)

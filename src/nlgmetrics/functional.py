@@ -8,10 +8,7 @@ strings.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
-from .metrics.catalog import CATALOG
+from .metrics.catalog import CATALOG, lazy_module
 
 
 def _functions() -> dict[str, str]:
@@ -21,14 +18,4 @@ def _functions() -> dict[str, str]:
 __all__ = sorted(_functions())
 
 
-def __getattr__(name: str) -> Any:
-    module = _functions().get(name)
-    if module is None:
-        raise AttributeError(f"module 'nlgmetrics.functional' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_module("nlgmetrics.functional", lambda n: _functions().get(n), globals(), __all__)

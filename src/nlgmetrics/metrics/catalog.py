@@ -16,6 +16,7 @@ cheap.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -24,7 +25,7 @@ from ..errors import unknown_option
 if TYPE_CHECKING:
     from .base import Family
 
-__all__ = ["CATALOG", "FAMILIES", "IN_PROCESS", "Entry", "exports", "get_entry", "get_family"]
+__all__ = ["CATALOG", "FAMILIES", "IN_PROCESS", "Entry", "exports", "get_entry", "get_family", "lazy_module"]
 
 
 class Entry(NamedTuple):
@@ -353,3 +354,24 @@ def family_of_class(cls_name: str) -> str | None:
         if entry.cls == cls_name:
             return name
     return None
+
+
+def lazy_module(
+    name: str, where: Callable[[str], str | None], namespace: dict[str, Any], names: list[str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """The ``__getattr__`` and ``__dir__`` of a module that exports ``names`` lazily: ``where(attr)`` names the
+    module that defines ``attr`` (``None``: no such export); the value is imported on first use and kept in the
+    module's ``namespace``, so the next lookup does not come here."""
+
+    def __getattr__(attr: str) -> Any:
+        module = where(attr)
+        if module is None:
+            raise AttributeError(f"module {name!r} has no attribute {attr!r}")
+        value = getattr(importlib.import_module(module), attr)
+        namespace[attr] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return names
+
+    return __getattr__, __dir__
