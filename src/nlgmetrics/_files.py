@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import secrets
@@ -37,6 +38,7 @@ __all__ = [
     "display_name",
     "is_stream",
     "iter_lines",
+    "parse_json",
     "read_bytes",
     "read_text",
     "spool",
@@ -204,6 +206,30 @@ def iter_lines(path: str, option: str, name: str | None = None) -> Iterator[str]
                 yield last
     finally:
         fh.close()
+
+
+def parse_json(
+    text: str,
+    name: str,
+    *,
+    at_line: str | None = None,
+    error: type[InvalidInputError] = InputFileError,
+    invalid: str = "invalid JSON at column {colno}: {msg}",
+    too_deep: str = "the JSON is nested too deeply to read",
+) -> Any:
+    """``json.loads(text)``; every way it fails is an ``error`` whose message starts with ``name``: invalid JSON
+    (``invalid``, filled with the column and the parser's message; named ``at_line:LINE`` instead when the text
+    is a whole file named ``at_line``), JSON nested too deeply for the parser (``too_deep``) and a number too long
+    to convert. Never a traceback."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        where = name if at_line is None else f"{at_line}:{e.lineno}"
+        raise error(f"{where}: " + invalid.format(colno=e.colno, msg=e.msg)) from None
+    except RecursionError:
+        raise error(f"{name}: {too_deep}") from None
+    except ValueError as e:  # e.g. an integer of more than 4300 digits
+        raise error(f"{name}: cannot read the JSON: {e}") from None
 
 
 def spool(path: str, option: str, directory: str | None = None) -> str:

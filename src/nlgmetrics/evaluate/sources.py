@@ -14,14 +14,13 @@ read as often as a run needs (digests for the cache, the scores, the report's wo
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import weakref
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 from typing import Any
 
-from .._files import check_input, display_name, is_stream, iter_lines, spool
+from .._files import check_input, display_name, is_stream, iter_lines, parse_json, spool
 from ..errors import InvalidInputError
 
 __all__ = ["JsonlField", "Lines", "Memory", "Source", "Texts", "as_source", "chunked_rows", "open_source"]
@@ -110,14 +109,7 @@ class JsonlField(Source):
     def __iter__(self) -> Iterator[Any]:
         for i, line in enumerate(iter_lines(self.path, "", self.name)):
             where = f"{self.name}:{i + 1}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InvalidInputError(f"{where}: not valid JSON ({err.msg})") from None
-            except RecursionError:
-                raise InvalidInputError(f"{where}: the JSON is nested too deeply to read") from None
-            except ValueError as err:  # e.g. an integer of more than 4300 digits
-                raise InvalidInputError(f"{where}: cannot read the JSON: {err}") from None
+            obj = parse_json(line, where, error=InvalidInputError, invalid="not valid JSON ({msg})")
             if not isinstance(obj, dict) or self.field not in obj:
                 raise InvalidInputError(f"{where}: no field {self.field!r}")
             value = obj[self.field]
