@@ -14,7 +14,7 @@ family only. Its :attr:`~nlgmetrics.metrics.base.Family.pair_kernel` scores one 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from .._inputs import ReferenceSets
@@ -97,6 +97,20 @@ def segment_score_batch(scores: Any) -> StatsBatch[NLSStats]:
     import numpy as np
 
     return StatsBatch(NLSStats, {"score_sum": np.asarray(scores), "count": np.ones(len(scores), dtype=np.int64)})
+
+
+def lowest_per_segment(segments: Iterable[Iterable[float]]) -> StatsBatch[NLSStats]:
+    """Each segment's lowest score over its references (``segments``: per segment, the score against each
+    reference), as :class:`NLSStats`: for the distances whose closest reference counts (CharacTER, EED)."""
+    import numpy as np
+
+    scores = []
+    for per_reference in segments:
+        best = float("inf")
+        for score in per_reference:
+            best = min(best, score)
+        scores.append(best)
+    return segment_score_batch(np.asarray(scores, dtype=np.float64))
 
 
 def reduce_segment_scores(stats: NLSStats, reduction: str | None) -> Any:
