@@ -72,12 +72,11 @@ class Texts(Memory):
     name: str = "<texts>"
 
 
-@dataclass
-class Lines(Source):
-    """A plain-text file, one segment per line. ``display`` is how messages name it (default: the path)."""
+class _FileSource(Source):
+    """Segments read from a file, one per line: messages name the file and the line."""
 
     path: str
-    display: str | None = None
+    display: str | None  # how messages name the file (default: the path)
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -86,12 +85,20 @@ class Lines(Source):
     def locate(self, index: int) -> str:
         return f"{self.name}:{index + 1}"
 
+
+@dataclass
+class Lines(_FileSource):
+    """A plain-text file, one segment per line. ``display`` is how messages name it (default: the path)."""
+
+    path: str
+    display: str | None = None
+
     def __iter__(self) -> Iterator[str]:
         return iter_lines(self.path, "", self.name)
 
 
 @dataclass
-class JsonlField(Source):
+class JsonlField(_FileSource):
     """One field of a JSON Lines file (a string, or for references a string or a list of strings)."""
 
     path: str
@@ -99,16 +106,9 @@ class JsonlField(Source):
     allow_list: bool = False
     display: str | None = None
 
-    @property
-    def name(self) -> str:  # type: ignore[override]
-        return self.display or os.fspath(self.path)
-
-    def locate(self, index: int) -> str:
-        return f"{self.name}:{index + 1}"
-
     def __iter__(self) -> Iterator[Any]:
         for i, line in enumerate(iter_lines(self.path, "", self.name)):
-            where = f"{self.name}:{i + 1}"
+            where = self.locate(i)
             obj = parse_json(line, where, error=InvalidInputError, invalid="not valid JSON ({msg})")
             if not isinstance(obj, dict) or self.field not in obj:
                 raise InvalidInputError(f"{where}: no field {self.field!r}")
