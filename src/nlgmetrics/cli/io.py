@@ -43,6 +43,7 @@ __all__ = [
     "STDIN",
     "CLIInputError",
     "Column",
+    "add_references_option",
     "decode_utf8",
     "display_name",
     "input_options",
@@ -228,6 +229,12 @@ def read_docvqa(
         refs.append(check_references(r, where, ref_field))
     label = f"{option} {name}"
     return Column(label, preds, locate), Column(label, refs, locate)
+
+
+def add_references_option(group: Any, help: str, aliases: Sequence[str] = ()) -> None:
+    """``--ref FILE [FILE ...]`` on an argument group: the reference files, several at once or the option
+    repeated, one file per reference of each segment."""
+    group.add_argument("--ref", *aliases, action="extend", nargs="+", default=[], metavar="FILE", help=help)
 
 
 def input_options(args: argparse.Namespace) -> list[tuple[str, Any]]:

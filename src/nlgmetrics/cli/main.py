@@ -33,6 +33,7 @@ from .io import (
     SRC_FIELD,
     CLIInputError,
     Column,
+    add_references_option,
     check_references,
     check_text,
     input_options,
@@ -108,14 +109,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
         metavar="FILE",
         help="predictions: one per line, or JSON ('-': stdin)",
     )
-    inp.add_argument(
-        "--ref",
-        *aliases.get("ref", ()),
-        action="extend",
-        nargs="+",
-        default=[],
-        metavar="FILE",
-        help="references; repeat for several references per segment (optional when --pred holds them)",
+    add_references_option(
+        inp,
+        "references; repeat for several references per segment (optional when --pred holds them)",
+        aliases.get("ref", ()),
     )
     if command.uses_sources:
         inp.add_argument(
