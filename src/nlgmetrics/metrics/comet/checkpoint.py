@@ -115,13 +115,9 @@ def _hub_cache() -> Path:
 
 def _cached_repo(model_id: str) -> Path | None:
     """The cached snapshot folder of a Hub model repository holding hparams.yaml, or ``None``."""
-    repo = _hub_cache() / ("models--" + model_id.replace("/", "--"))
-    try:
-        revision = (repo / "refs" / "main").read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    snapshot = repo / "snapshots" / revision
-    return snapshot if revision and (snapshot / "hparams.yaml").is_file() else None
+    from ...engine.hub import cached_snapshot
+
+    return cached_snapshot(model_id, marker="hparams.yaml")
 
 
 def _looks_like_path(name: str) -> bool:
