@@ -25,6 +25,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 from .errors import InvalidInputError
@@ -38,6 +39,7 @@ __all__ = [
     "display_name",
     "is_stream",
     "iter_lines",
+    "package_path",
     "parse_json",
     "read_bytes",
     "read_text",
@@ -230,6 +232,24 @@ def parse_json(
         raise error(f"{name}: {too_deep}") from None
     except ValueError as e:  # e.g. an integer of more than 4300 digits
         raise error(f"{name}: cannot read the JSON: {e}") from None
+
+
+def package_path(package: str, *parts: str, want: Callable[[Path], bool] = Path.exists) -> Path | None:
+    """``parts`` inside an installed ``package`` (the first of its folders where ``want`` holds of it), found
+    without importing the package; ``None`` when it is not installed or holds no such path."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        path = Path(location).joinpath(*parts)
+        if want(path):
+            return path
+    return None
 
 
 def spool(path: str, option: str, directory: str | None = None) -> str:
