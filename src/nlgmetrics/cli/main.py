@@ -133,18 +133,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
     inp.add_argument(
         "--ref-field", metavar="NAME", help=f"JSON field of the references (default: {' or '.join(REF_FIELDS)})"
     )
-    opts = parser.add_argument_group("metric options")
-    presets, default = command.presets()
-    if presets:
-        opts.add_argument(
-            "--preset",
-            metavar="{" + ",".join(presets) + "}",
-            default=None,
-            help=f"named settings that reproduce a reference tool (default: {default})",
-        )
-    from .command import CONVENTIONS_TITLE
+    from .command import add_metric_options
 
-    command.add_arguments(opts, parser.add_argument_group(CONVENTIONS_TITLE))  # an empty group is not shown
+    add_metric_options(command, parser)
     out = parser.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     out.add_argument("--per-segment", action="store_true", help="also print the score of every segment")
