@@ -38,8 +38,8 @@ from ..algorithms.guard import Deadline, check_pairs
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import StatsBatch
-from .base import Family, Result, check_reduction
-from .nls import NLSStats, lowest_per_segment, reduce_segment_scores
+from .base import Result, check_reduction
+from .nls import NLSStats, closest_reference_family, lowest_per_segment, reduce_segment_scores
 
 __all__ = ["CHARACTER", "CharacTERConfig", "CharacTERResult", "character", "character_score"]
 
@@ -179,17 +179,8 @@ def character_from_stats(stats: NLSStats, cfg: CharacTERConfig) -> CharacTERResu
     return CharacTERResult(score=reduce_segment_scores(stats, cfg.reduction), count=stats.count)
 
 
-CHARACTER: Family[CharacTERConfig, NLSStats, CharacTERResult] = Family(
-    name="character",
-    higher_is_better=False,
-    bounds=(0.0, 1.0),
-    config_cls=CharacTERConfig,
-    stats_cls=NLSStats,
-    kernel=_character_kernel,
-    formula=character_from_stats,
-    presets={"cer": {}},
-    default_preset="cer",
-    vectorized=True,
+CHARACTER = closest_reference_family(
+    "character", CharacTERConfig, character_from_stats, _character_kernel, preset="cer"
 )
 
 

@@ -37,8 +37,8 @@ from ..algorithms.guard import check_pairs
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import StatsBatch
-from .base import Family, Result, check_number, check_reduction
-from .nls import NLSStats, lowest_per_segment, reduce_segment_scores
+from .base import Result, check_number, check_reduction
+from .nls import NLSStats, closest_reference_family, lowest_per_segment, reduce_segment_scores
 
 __all__ = ["EED", "EEDConfig", "EEDResult", "eed", "eed_pair_python", "extended_edit_distance"]
 
@@ -167,18 +167,7 @@ def eed_from_stats(stats: NLSStats, cfg: EEDConfig) -> EEDResult:
     return EEDResult(score=reduce_segment_scores(stats, cfg.reduction), count=stats.count)
 
 
-EED: Family[EEDConfig, NLSStats, EEDResult] = Family(
-    name="eed",
-    higher_is_better=False,
-    bounds=(0.0, 1.0),
-    config_cls=EEDConfig,
-    stats_cls=NLSStats,
-    kernel=_eed_kernel,
-    formula=eed_from_stats,
-    presets={"torchmetrics": {}},
-    default_preset="torchmetrics",
-    vectorized=True,
-)
+EED = closest_reference_family("eed", EEDConfig, eed_from_stats, _eed_kernel, preset="torchmetrics")
 
 
 def eed(
