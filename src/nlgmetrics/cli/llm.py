@@ -110,7 +110,7 @@ def _pick(obj: dict[str, Any], names: Sequence[str], where: str, option: str) ->
 
 def _counts_command(name: str, key: str, label: str, help: str) -> FieldsCommand:
     """A command over counts per problem, pass-at-k's layout (JSON Lines: num_samples and num_correct, or
-    correct: a list of booleans)."""
+    correct: a list of booleans); its family is the sampling module's ``key.upper()`` (``PASS_AT_K``)."""
     return FieldsCommand(
         name,
         f"nlgmetrics.metrics.sampling:{key.upper()}",
