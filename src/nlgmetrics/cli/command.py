@@ -193,6 +193,8 @@ class FamilyCommand(Command):
     #: come (:mod:`nlgmetrics.cli.stream`): a family whose statistics add and whose kernel sees one segment at a
     #: time. Off for the model families (a batch's padding changes the last bits) and the custom readers.
     streams: bool = True
+    #: Diagnostics that repeat what the output shows already (the headline values again), left out of it.
+    repeated: tuple[str, ...] = ()
 
     def all_options(self) -> tuple[Opt, ...]:
         family = self.metric()
@@ -265,7 +267,10 @@ class FamilyCommand(Command):
 
     def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
         """The printed outcome of a family's result (a subcommand adds or drops what it shows)."""
-        return outcome_of(result, dataclasses.asdict(self.family_config(config)))
+        out = outcome_of(result, dataclasses.asdict(self.family_config(config)))
+        for key in self.repeated:
+            out.diagnostics.pop(key, None)
+        return out
 
 
 def add_metric_options(command: Command, parser: argparse.ArgumentParser, *, strict: bool = False) -> None:
