@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import secrets
@@ -24,6 +25,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 from .errors import InvalidInputError
@@ -37,6 +39,8 @@ __all__ = [
     "display_name",
     "is_stream",
     "iter_lines",
+    "package_path",
+    "parse_json",
     "read_bytes",
     "read_text",
     "spool",
@@ -204,6 +208,48 @@ def iter_lines(path: str, option: str, name: str | None = None) -> Iterator[str]
                 yield last
     finally:
         fh.close()
+
+
+def parse_json(
+    text: str,
+    name: str,
+    *,
+    at_line: str | None = None,
+    error: type[InvalidInputError] = InputFileError,
+    invalid: str = "invalid JSON at column {colno}: {msg}",
+    too_deep: str = "the JSON is nested too deeply to read",
+) -> Any:
+    """``json.loads(text)``; every way it fails is an ``error`` whose message starts with ``name``: invalid JSON
+    (``invalid``, filled with the column and the parser's message; named ``at_line:LINE`` instead when the text
+    is a whole file named ``at_line``), JSON nested too deeply for the parser (``too_deep``) and a number too long
+    to convert. Never a traceback."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        where = name if at_line is None else f"{at_line}:{e.lineno}"
+        raise error(f"{where}: " + invalid.format(colno=e.colno, msg=e.msg)) from None
+    except RecursionError:
+        raise error(f"{name}: {too_deep}") from None
+    except ValueError as e:  # e.g. an integer of more than 4300 digits
+        raise error(f"{name}: cannot read the JSON: {e}") from None
+
+
+def package_path(package: str, *parts: str, want: Callable[[Path], bool] = Path.exists) -> Path | None:
+    """``parts`` inside an installed ``package`` (the first of its folders where ``want`` holds of it), found
+    without importing the package; ``None`` when it is not installed or holds no such path."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        path = Path(location).joinpath(*parts)
+        if want(path):
+            return path
+    return None
 
 
 def spool(path: str, option: str, directory: str | None = None) -> str:

@@ -23,6 +23,7 @@ References: TypeAlias = tuple[str, ...]
 __all__ = [
     "ReferenceSets",
     "References",
+    "check_paired",
     "check_pairs",
     "check_predictions",
     "check_references",
@@ -270,6 +271,18 @@ def check_pairs(
             + _token_list_hint(preds, refs)
         )
     return preds, refs
+
+
+def check_paired(preds: Sequence[Any], refs: Sequence[Any], per_prediction: str, *, allow_empty: bool) -> None:
+    """Raise :class:`InvalidInputError` unless there is one reference item per prediction (``per_prediction``
+    says what one is, for the message) and, unless ``allow_empty``, at least one prediction."""
+    if len(preds) != len(refs):
+        raise InvalidInputError(
+            f"predictions and references differ in length: {len(preds)} predictions but {len(refs)} references "
+            f"({per_prediction})"
+        )
+    if not preds and not allow_empty:
+        raise InvalidInputError("predictions is empty: there is nothing to score (an empty corpus)")
 
 
 def one_segment(prediction: str, references: str | Sequence[Any]) -> tuple[str | list[str], Any]:

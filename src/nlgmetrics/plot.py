@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -73,17 +72,9 @@ def _matplotlib() -> Any:
 
 def _fontja_path() -> Path | None:
     """IPAexGothic from the ``matplotlib-fontja`` package, found without importing the package."""
-    try:
-        spec = importlib.util.find_spec("matplotlib_fontja")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for location in spec.submodule_search_locations:
-        path = Path(location) / "fonts" / "ipaexg.ttf"
-        if path.is_file():
-            return path
-    return None
+    from ._files import package_path
+
+    return package_path("matplotlib_fontja", "fonts", "ipaexg.ttf", want=Path.is_file)
 
 
 @functools.cache

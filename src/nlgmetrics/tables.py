@@ -514,18 +514,11 @@ def _read_jsonl_table(path: str) -> _Table:
 def _jsonl_records(path: str) -> list[dict[str, Any]]:
     """The objects of a JSON Lines file, one per line; invalid JSON or UTF-8, JSON nested too deeply and a line
     that is not an object are errors naming the line."""
-    from ._files import iter_lines
+    from ._files import iter_lines, parse_json
 
     records = []
     for lineno, line in enumerate(iter_lines(path, ""), 1):
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InvalidInputError(f"{path}:{lineno}: invalid JSON at column {err.colno}: {err.msg}") from None
-        except RecursionError:
-            raise InvalidInputError(f"{path}:{lineno}: the JSON is nested too deeply to read") from None
-        except ValueError as err:  # e.g. an integer of more than 4300 digits
-            raise InvalidInputError(f"{path}:{lineno}: cannot read the JSON: {err}") from None
+        obj = parse_json(line, f"{path}:{lineno}", error=InvalidInputError)
         if not isinstance(obj, dict):
             raise InvalidInputError(f"{path}:{lineno}: expected a JSON object")
         records.append(obj)

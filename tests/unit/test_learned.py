@@ -182,7 +182,7 @@ def test_the_accelerator_shape_policy_changes_nothing(family, variant):
 
     fn = getattr(nm, family)
     a = fn(MT, REF, sources=SRC, segments=True, cache=False, **comet_options(variant))
-    runner = next(reversed(_MODELS.values())).runner
+    runner = next(reversed(_MODELS._items.values())).runner  # the model the call above loaded
     saved = runner.bucketed, runner.budget
     runner.bucketed, runner.budget = True, 256
     try:

@@ -7,6 +7,7 @@ stand-in ``java`` (``tests/fake_meteor.py``). The real jar is compared in tests/
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 from pathlib import Path
 
@@ -158,7 +159,7 @@ def test_no_java_is_a_missing_dependency(monkeypatch: pytest.MonkeyPatch, tmp_pa
 
 def test_no_pycocoevalcap_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(meteor_jar, "_FOUND", {})  # forget where an earlier call found the jar
-    monkeypatch.setattr(meteor_jar.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(MissingDependencyError, match=r"meteor-1.5.jar.*pip install 'nlgmetrics\[coco-meteor\]'"):
         nm.meteor15(["a"], ["a"])
     assert "METEOR" not in nm.coco(["a b"], ["a b"]).score  # without meteor=True: no jar, no Java

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -182,25 +182,13 @@ def _beam_numpy(hyps: Sequence[str], r: str, with_ops: bool = False) -> tuple[np
     return prev[:, m], ops
 
 
-def _walk(cell, n: int, m: int, h: str, r: str) -> list[str]:
-    """Walk back from (n, m), choosing at each cell the operation sacrebleu's program stored there: substitute
-    or keep unless deleting is strictly cheaper, then inserting if strictly cheaper still."""
+def _trace_back(n: int, m: int, choose: Callable[[int, int], str]) -> list[str]:
+    """The trace from (0, 0) to (n, m), walked back from the corner: ``choose(i, j)`` is the operation that ends
+    at cell (i, j)."""
     path = []
     i, j = n, m
     while i > 0 or j > 0:
-        if i == 0:
-            op = _INS
-        elif j == 0:
-            op = _DEL
-        else:
-            same = h[i - 1] == r[j - 1]
-            best = cell(i - 1, j - 1) + (0 if same else 1)
-            op = _NOP if same else _SUB
-            cost = cell(i - 1, j) + 1
-            if cost < best:
-                best, op = cost, _DEL
-            if cell(i, j - 1) + 1 < best:
-                op = _INS
+        op = choose(i, j)
         path.append(op)
         if op in (_NOP, _SUB):
             i -= 1
@@ -211,6 +199,28 @@ def _walk(cell, n: int, m: int, h: str, r: str) -> list[str]:
             i -= 1
     path.reverse()
     return path
+
+
+def _walk(cell, n: int, m: int, h: str, r: str) -> list[str]:
+    """Walk back from (n, m), choosing at each cell the operation sacrebleu's program stored there: substitute
+    or keep unless deleting is strictly cheaper, then inserting if strictly cheaper still."""
+
+    def choose(i: int, j: int) -> str:
+        if i == 0:
+            return _INS
+        if j == 0:
+            return _DEL
+        same = h[i - 1] == r[j - 1]
+        best = cell(i - 1, j - 1) + (0 if same else 1)
+        op = _NOP if same else _SUB
+        cost = cell(i - 1, j) + 1
+        if cost < best:
+            best, op = cost, _DEL
+        if cell(i, j - 1) + 1 < best:
+            op = _INS
+        return op
+
+    return _trace_back(n, m, choose)
 
 
 def _exact_trace(h: str, r: str) -> list[str]:
@@ -251,23 +261,14 @@ def _beam_trace(h: str, r: str) -> tuple[int, list[str]]:
     n, m = len(h), len(r)
     dist, ops = _beam_numpy([h], r, with_ops=True)
     assert ops is not None
-    path = []
-    i, j = n, m
-    while i > 0 or j > 0:
+
+    def choose(i: int, j: int) -> str:
         code = int(ops[i, j])
         if code == 4:  # pragma: no cover - sacrebleu raises here too; the beam always connects the corners
             raise RuntimeError(f"undefined cell ({i}, {j}) on the trace")
-        op = _OP_NAMES[code] if i > 0 else _INS
-        path.append(op)
-        if op in (_NOP, _SUB):
-            i -= 1
-            j -= 1
-        elif op == _INS:
-            j -= 1
-        else:
-            i -= 1
-    path.reverse()
-    return int(dist[0]), path
+        return _OP_NAMES[code] if i > 0 else _INS
+
+    return int(dist[0]), _trace_back(n, m, choose)
 
 
 def _alignment(path: list[str], n: int, m: int) -> tuple[list[int], list[int], list[int]]:

@@ -18,11 +18,10 @@ import argparse
 import dataclasses
 import os
 from collections.abc import Callable
-from typing import Any
 
 from .._files import is_stream
 from ..errors import InvalidInputError
-from .command import FamilyCommand, Outcome
+from .command import FamilyCommand
 from .io import CLIInputError, Column, read_text
 
 __all__ = ["CIDER_COMMAND", "COCO_COMMAND", "METEOR15_COMMAND", "CocoCommand", "coco_columns"]
@@ -106,11 +105,7 @@ class CocoCommand(FamilyCommand):
 
     streams: bool = False  # read whole: see FamilyCommand.streams
 
-    def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
-        out = super().outcome(result, config, batch)
-        for key in ("bleu", "rouge", "cider", "meteor"):  # the families' own results: in the Python API
-            out.diagnostics.pop(key, None)
-        return out
+    repeated: tuple[str, ...] = ("bleu", "rouge", "cider", "meteor")  # the families' own results: in the Python API
 
 
 COCO_COMMAND = CocoCommand(

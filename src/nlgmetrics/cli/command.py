@@ -33,6 +33,7 @@ __all__ = [
     "FamilyCommand",
     "Opt",
     "Outcome",
+    "add_metric_options",
     "derived_options",
     "load",
     "outcome_of",
@@ -192,6 +193,8 @@ class FamilyCommand(Command):
     #: come (:mod:`nlgmetrics.cli.stream`): a family whose statistics add and whose kernel sees one segment at a
     #: time. Off for the model families (a batch's padding changes the last bits) and the custom readers.
     streams: bool = True
+    #: Diagnostics that repeat what the output shows already (the headline values again), left out of it.
+    repeated: tuple[str, ...] = ()
 
     def all_options(self) -> tuple[Opt, ...]:
         family = self.metric()
@@ -264,7 +267,27 @@ class FamilyCommand(Command):
 
     def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
         """The printed outcome of a family's result (a subcommand adds or drops what it shows)."""
-        return outcome_of(result, dataclasses.asdict(self.family_config(config)))
+        out = outcome_of(result, dataclasses.asdict(self.family_config(config)))
+        for key in self.repeated:
+            out.diagnostics.pop(key, None)
+        return out
+
+
+def add_metric_options(command: Command, parser: argparse.ArgumentParser, *, strict: bool = False) -> None:
+    """The "metric options" group of a command's arguments: ``--preset`` (where there are presets; ``strict``:
+    argparse refuses another name, else the family does) and the command's flags, the conventions in a group of
+    their own (an empty group is not shown)."""
+    opts = parser.add_argument_group("metric options")
+    presets, default = command.presets()
+    if presets:
+        spelled: dict[str, Any] = {"choices": presets} if strict else {"metavar": "{" + ",".join(presets) + "}"}
+        opts.add_argument(
+            "--preset",
+            **spelled,
+            default=None,
+            help=f"named settings that reproduce a reference tool (default: {default})",
+        )
+    command.add_arguments(opts, parser.add_argument_group(CONVENTIONS_TITLE))
 
 
 def _several_headlines(family: Any) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from .command import Command
+from .io import add_references_option
 
 __all__ = ["EvaluateCommand"]
 
@@ -54,14 +55,7 @@ class EvaluateCommand(Command):
         from ..evaluate.config import RunConfig
 
         inp = parser.add_argument_group("input")
-        inp.add_argument(
-            "--ref",
-            action="extend",
-            nargs="+",
-            default=[],
-            metavar="FILE",
-            help="references (text or JSON Lines); repeat for several references per segment",
-        )
+        add_references_option(inp, "references (text or JSON Lines); repeat for several references per segment")
         inp.add_argument(
             "--sys",
             action="append",

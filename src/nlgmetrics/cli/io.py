@@ -21,11 +21,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .._files import STDIN, InputFileError, decode_utf8, display_name, iter_lines, read_bytes, read_text
+from .._files import (
+    STDIN,
+    InputFileError,
+    decode_utf8,
+    display_name,
+    iter_lines,
+    parse_json,
+    read_bytes,
+    read_text,
+)
 
 __all__ = [
     "DOCVQA_FIELDS",
@@ -35,6 +43,7 @@ __all__ = [
     "STDIN",
     "CLIInputError",
     "Column",
+    "add_references_option",
     "decode_utf8",
     "display_name",
     "input_options",
@@ -176,14 +185,7 @@ def jsonl_objects(path: str, option: str) -> Iterator[tuple[str, dict[str, Any]]
         where = f"{name}:{i + 1}"
         if not line.strip():
             raise CLIInputError(f"{where}: empty line; JSON Lines needs one JSON object on every line")
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise CLIInputError(f"{where}: invalid JSON at column {e.colno}: {e.msg}") from None
-        except RecursionError:
-            raise CLIInputError(f"{where}: the JSON is nested too deeply to read") from None
-        except ValueError as e:  # e.g. an integer of more than 4300 digits
-            raise CLIInputError(f"{where}: cannot read the JSON: {e}") from None
+        obj = parse_json(line, where)
         if not isinstance(obj, dict):
             raise CLIInputError(f"{where}: expected a JSON object, got {json_kind(obj)}")
         yield where, obj
@@ -205,14 +207,7 @@ def read_docvqa(
     name = display_name(path)
     if text is None:
         text = read_text(path, option)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise CLIInputError(f"{name}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}") from None
-    except RecursionError:
-        raise CLIInputError(f"{name}: the JSON is nested too deeply to read") from None
-    except ValueError as e:  # e.g. an integer of more than 4300 digits
-        raise CLIInputError(f"{name}: cannot read the JSON: {e}") from None
+    data = parse_json(text, name, at_line=name)
     if not isinstance(data, list):
         raise CLIInputError(
             f"{name}: expected the DocVQA layout, a JSON list of objects with {pred_field!r} and {ref_field!r}; "
@@ -234,6 +229,12 @@ def read_docvqa(
         refs.append(check_references(r, where, ref_field))
     label = f"{option} {name}"
     return Column(label, preds, locate), Column(label, refs, locate)
+
+
+def add_references_option(group: Any, help: str, aliases: Sequence[str] = ()) -> None:
+    """``--ref FILE [FILE ...]`` on an argument group: the reference files, several at once or the option
+    repeated, one file per reference of each segment."""
+    group.add_argument("--ref", *aliases, action="extend", nargs="+", default=[], metavar="FILE", help=help)
 
 
 def input_options(args: argparse.Namespace) -> list[tuple[str, Any]]:

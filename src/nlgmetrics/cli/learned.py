@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError
-from .command import CONVENTIONS_TITLE, FamilyCommand
+from .command import FamilyCommand, add_metric_options
 from .io import CLIInputError
 
 __all__ = ["COMETKIWI_COMMAND", "COMET_COMMAND", "METRICX_COMMAND", "XCOMET_COMMAND", "LearnedCommand"]
@@ -107,15 +107,7 @@ class LearnedCommand(FamilyCommand):
         inp.add_argument("--pred", "-t", required=True, metavar="FILE", help="translations, one per line (or .jsonl)")
         inp.add_argument("--src", "-s", metavar="FILE", help="sources, one per line")
         inp.add_argument("--ref", "-r", metavar="FILE", help="references, one per line")
-        opts = parser.add_argument_group("metric options")
-        presets, default = self.presets()
-        opts.add_argument(
-            "--preset",
-            choices=presets,
-            default=None,
-            help=f"named settings that reproduce a reference tool (default: {default})",
-        )
-        self.add_arguments(opts, parser.add_argument_group(CONVENTIONS_TITLE))
+        add_metric_options(self, parser, strict=True)
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print one JSON object instead of comet-score's lines")
         out.add_argument("--only-system", action="store_true", help="print only the system score")

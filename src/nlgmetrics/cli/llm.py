@@ -108,26 +108,33 @@ def _pick(obj: dict[str, Any], names: Sequence[str], where: str, option: str) ->
     raise CLIInputError(f"{where}: no field {wanted} (fields present: {present}; choose one with {option})")
 
 
-PASS_AT_K_COMMAND = FieldsCommand(
+def _counts_command(name: str, key: str, label: str, help: str) -> FieldsCommand:
+    """A command over counts per problem, pass-at-k's layout (JSON Lines: num_samples and num_correct, or
+    correct: a list of booleans); its family is the sampling module's ``key.upper()`` (``PASS_AT_K``)."""
+    return FieldsCommand(
+        name,
+        f"nlgmetrics.metrics.sampling:{key.upper()}",
+        key=key,
+        label=label,
+        pred_fields=("num_samples", "n", "prediction"),
+        ref_fields=("num_correct", "c", "references"),
+        alternative="correct",
+        help=help,
+    )
+
+
+PASS_AT_K_COMMAND = _counts_command(
     "pass-at-k",
-    "nlgmetrics.metrics.sampling:PASS_AT_K",
-    key="pass_at_k",
-    label="pass@k",
-    pred_fields=("num_samples", "n", "prediction"),
-    ref_fields=("num_correct", "c", "references"),
-    alternative="correct",
-    help="pass@k of code or math samples, HF code_eval's estimator, from counts per problem (JSON Lines: "
+    "pass_at_k",
+    "pass@k",
+    "pass@k of code or math samples, HF code_eval's estimator, from counts per problem (JSON Lines: "
     "num_samples and num_correct, or correct: a list of booleans); nothing is executed",
 )
-G_PASS_AT_K_COMMAND = FieldsCommand(
+G_PASS_AT_K_COMMAND = _counts_command(
     "g-pass-at-k",
-    "nlgmetrics.metrics.sampling:G_PASS_AT_K",
-    key="g_pass_at_k",
-    label="G-Pass@k",
-    pred_fields=("num_samples", "n", "prediction"),
-    ref_fields=("num_correct", "c", "references"),
-    alternative="correct",
-    help="G-Pass@k_tau and mG-Pass@k, lighteval's numbers, from counts per problem (as pass-at-k)",
+    "g_pass_at_k",
+    "G-Pass@k",
+    "G-Pass@k_tau and mG-Pass@k, lighteval's numbers, from counts per problem (as pass-at-k)",
 )
 MAJ_AT_N_COMMAND = FieldsCommand(
     "maj-at-n",

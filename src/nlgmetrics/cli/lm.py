@@ -22,7 +22,7 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .command import CONVENTIONS_TITLE, FamilyCommand, outcome_of
+from .command import FamilyCommand, add_metric_options, outcome_of
 from .io import CLIInputError, display_name, json_kind, jsonl_objects
 
 if TYPE_CHECKING:  # numpy is imported by the perplexity command only: every other command loads this module too
@@ -188,15 +188,7 @@ class PerplexityCommand(FamilyCommand):
         )
         inp.add_argument("--bytes-field", metavar="NAME", help="JSON field of each sequence's UTF-8 byte count")
         inp.add_argument("--text-field", metavar="NAME", help="JSON field of each sequence's text (its UTF-8 bytes)")
-        opts = parser.add_argument_group("metric options")
-        presets, default = self.presets()
-        opts.add_argument(
-            "--preset",
-            metavar="{" + ",".join(presets) + "}",
-            default=None,
-            help=f"named settings that reproduce a reference tool (default: {default})",
-        )
-        self.add_arguments(opts, parser.add_argument_group(CONVENTIONS_TITLE))
+        add_metric_options(self, parser)
         out = parser.add_argument_group("output")
         out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
         out.add_argument("--per-segment", action="store_true", help="also print the perplexity of every sequence")

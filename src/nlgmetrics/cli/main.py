@@ -33,6 +33,7 @@ from .io import (
     SRC_FIELD,
     CLIInputError,
     Column,
+    add_references_option,
     check_references,
     check_text,
     input_options,
@@ -108,14 +109,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
         metavar="FILE",
         help="predictions: one per line, or JSON ('-': stdin)",
     )
-    inp.add_argument(
-        "--ref",
-        *aliases.get("ref", ()),
-        action="extend",
-        nargs="+",
-        default=[],
-        metavar="FILE",
-        help="references; repeat for several references per segment (optional when --pred holds them)",
+    add_references_option(
+        inp,
+        "references; repeat for several references per segment (optional when --pred holds them)",
+        aliases.get("ref", ()),
     )
     if command.uses_sources:
         inp.add_argument(
@@ -136,18 +133,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
     inp.add_argument(
         "--ref-field", metavar="NAME", help=f"JSON field of the references (default: {' or '.join(REF_FIELDS)})"
     )
-    opts = parser.add_argument_group("metric options")
-    presets, default = command.presets()
-    if presets:
-        opts.add_argument(
-            "--preset",
-            metavar="{" + ",".join(presets) + "}",
-            default=None,
-            help=f"named settings that reproduce a reference tool (default: {default})",
-        )
-    from .command import CONVENTIONS_TITLE
+    from .command import add_metric_options
 
-    command.add_arguments(opts, parser.add_argument_group(CONVENTIONS_TITLE))  # an empty group is not shown
+    add_metric_options(command, parser)
     out = parser.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     out.add_argument("--per-segment", action="store_true", help="also print the score of every segment")

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import math
 from typing import Any
 
+from .._files import parse_json
 from ..errors import warn
 from .command import FamilyCommand, Outcome
 from .io import CLIInputError, read_text
@@ -25,15 +25,7 @@ __all__ = ["SQUAD_COMMAND", "SquadCommand", "read_squad_dataset"]
 
 
 def _load_json(path: str, option: str) -> Any:
-    text = read_text(path, option)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise CLIInputError(f"{path}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}") from None
-    except RecursionError:
-        raise CLIInputError(f"{option} {path}: the JSON is nested too deeply to read") from None
-    except ValueError as e:  # e.g. an integer of more than 4300 digits
-        raise CLIInputError(f"{option} {path}: cannot read the JSON: {e}") from None
+    return parse_json(read_text(path, option), f"{option} {path}", at_line=path)
 
 
 def read_squad_dataset(path: str) -> list[tuple[str, list[str]]]:

@@ -13,9 +13,8 @@ input (``.jsonl``) holds real newlines in its strings.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
-from .command import FamilyCommand, Opt, Outcome
+from .command import FamilyCommand, Opt
 
 __all__ = ["ROUGE_COMMAND", "ROUGE_OPTIONS", "RougeCommand"]
 
@@ -27,10 +26,7 @@ ROUGE_OPTIONS: tuple[Opt, ...] = ()
 class RougeCommand(FamilyCommand):
     """``nlgmetrics rouge``: one headline value per ROUGE type (the score holds one per type), shown once."""
 
-    def outcome(self, result: Any, config: Any, batch: Any) -> Outcome:
-        out = super().outcome(result, config, batch)
-        out.diagnostics.pop("f1", None)  # the headline values again
-        return out
+    repeated: tuple[str, ...] = ("f1",)  # the headline values again
 
 
 ROUGE_COMMAND = RougeCommand(

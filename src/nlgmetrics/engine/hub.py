@@ -85,16 +85,17 @@ def hub_cache_dir() -> Path:
     return Path(os.path.expandvars(os.path.expanduser(cache)))
 
 
-def cached_snapshot(model: str) -> Path | None:
+def cached_snapshot(model: str, *, marker: str = "config.json") -> Path | None:
     """The folder of ``model``'s cached snapshot (its ``main`` revision) when the Hugging Face cache holds its
-    ``config.json``; ``None`` otherwise. Only the file system is read."""
+    ``marker`` file (``config.json``; a COMET checkpoint's is ``hparams.yaml``); ``None`` otherwise. Only the file
+    system is read."""
     repo = hub_cache_dir() / ("models--" + model.replace("/", "--"))
     try:
         revision = (repo / "refs" / "main").read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
         return None
     snapshot = repo / "snapshots" / revision
-    return snapshot if revision and (snapshot / "config.json").is_file() else None
+    return snapshot if revision and (snapshot / marker).is_file() else None
 
 
 def looks_like_path(name: str) -> bool:

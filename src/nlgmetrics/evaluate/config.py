@@ -174,6 +174,12 @@ def setting(
     return dataclasses.field(default=default, metadata={"setting": meta})
 
 
+def _output_file(help: str) -> Any:
+    """A :class:`RunConfig` setting naming a file the command writes (not a keyword of ``evaluate()``)."""
+    path = Text("a path", paths=True)
+    return setting(None, check=path, api=False, path=True, group="output", metavar="FILE", help=help)
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class RunConfig:
     """The settings of an evaluation run. The fields marked ``api`` are the keywords of
@@ -241,25 +247,11 @@ class RunConfig:
         "entries are removed beyond it",
     )
     # the command and the config file only: what to write
-    output: str | None = setting(
-        None,
-        check=Text("a path", paths=True),
-        api=False,
-        path=True,
-        group="output",
-        metavar="FILE",
-        help="also write the result to FILE: a table (one row per system and metric) for .parquet, .csv or "
-        ".jsonl, the JSON result otherwise",
+    output: str | None = _output_file(
+        "also write the result to FILE: a table (one row per system and metric) for .parquet, .csv or .jsonl, the "
+        "JSON result otherwise"
     )
-    report: str | None = setting(
-        None,
-        check=Text("a path", paths=True),
-        api=False,
-        path=True,
-        group="output",
-        metavar="FILE",
-        help="write a self-contained HTML report",
-    )
+    report: str | None = _output_file("write a self-contained HTML report")
     worst: int = setting(
         5,
         check=Count(0),

@@ -14,14 +14,13 @@ read as often as a run needs (digests for the cache, the scores, the report's wo
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import weakref
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 from typing import Any
 
-from .._files import check_input, display_name, is_stream, iter_lines, spool
+from .._files import check_input, display_name, is_stream, iter_lines, parse_json, spool
 from ..errors import InvalidInputError
 
 __all__ = ["JsonlField", "Lines", "Memory", "Source", "Texts", "as_source", "chunked_rows", "open_source"]
@@ -73,12 +72,11 @@ class Texts(Memory):
     name: str = "<texts>"
 
 
-@dataclass
-class Lines(Source):
-    """A plain-text file, one segment per line. ``display`` is how messages name it (default: the path)."""
+class _FileSource(Source):
+    """Segments read from a file, one per line: messages name the file and the line."""
 
     path: str
-    display: str | None = None
+    display: str | None  # how messages name the file (default: the path)
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -87,12 +85,20 @@ class Lines(Source):
     def locate(self, index: int) -> str:
         return f"{self.name}:{index + 1}"
 
+
+@dataclass
+class Lines(_FileSource):
+    """A plain-text file, one segment per line. ``display`` is how messages name it (default: the path)."""
+
+    path: str
+    display: str | None = None
+
     def __iter__(self) -> Iterator[str]:
         return iter_lines(self.path, "", self.name)
 
 
 @dataclass
-class JsonlField(Source):
+class JsonlField(_FileSource):
     """One field of a JSON Lines file (a string, or for references a string or a list of strings)."""
 
     path: str
@@ -100,24 +106,10 @@ class JsonlField(Source):
     allow_list: bool = False
     display: str | None = None
 
-    @property
-    def name(self) -> str:  # type: ignore[override]
-        return self.display or os.fspath(self.path)
-
-    def locate(self, index: int) -> str:
-        return f"{self.name}:{index + 1}"
-
     def __iter__(self) -> Iterator[Any]:
         for i, line in enumerate(iter_lines(self.path, "", self.name)):
-            where = f"{self.name}:{i + 1}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InvalidInputError(f"{where}: not valid JSON ({err.msg})") from None
-            except RecursionError:
-                raise InvalidInputError(f"{where}: the JSON is nested too deeply to read") from None
-            except ValueError as err:  # e.g. an integer of more than 4300 digits
-                raise InvalidInputError(f"{where}: cannot read the JSON: {err}") from None
+            where = self.locate(i)
+            obj = parse_json(line, where, error=InvalidInputError, invalid="not valid JSON ({msg})")
             if not isinstance(obj, dict) or self.field not in obj:
                 raise InvalidInputError(f"{where}: no field {self.field!r}")
             value = obj[self.field]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,6 +93,27 @@ def parse_metric(value: str | Mapping[str, Any] | MetricSpec) -> MetricSpec:
     return spec
 
 
+def _toml() -> tuple[Callable[[str], Any], type[Exception]]:
+    """The TOML parser and its error (``tomllib``; ``tomli`` on Python 3.10)."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ImportError as err:
+            raise MissingDependencyError("TOML run configs on Python 3.10", "pip install tomli") from err
+    return tomllib.loads, tomllib.TOMLDecodeError
+
+
+def _yaml() -> tuple[Callable[[str], Any], type[Exception]]:
+    """The YAML parser (safe loading) and its error."""
+    try:
+        import yaml
+    except ImportError as err:
+        raise MissingDependencyError("YAML run configs", "pip install pyyaml") from err
+    return yaml.safe_load, yaml.YAMLError
+
+
 def load_config(path: str | Path) -> dict[str, Any]:
     """Read a run configuration from TOML (``.toml``) or YAML (``.yaml``/``.yml``).
 
@@ -109,28 +130,15 @@ def load_config(path: str | Path) -> dict[str, Any]:
     except UnicodeDecodeError as err:
         raise InvalidInputError(f"{path}: invalid UTF-8 at byte {err.start}") from None
     if path.suffix == ".toml":
-        try:
-            import tomllib
-        except ImportError:  # Python 3.10
-            try:
-                import tomli as tomllib  # type: ignore[no-redef]
-            except ImportError as err:
-                raise MissingDependencyError("TOML run configs on Python 3.10", "pip install tomli") from err
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as err:
-            raise InvalidInputError(f"{path}: {err}") from None
+        loads, error = _toml()
     elif path.suffix in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError as err:
-            raise MissingDependencyError("YAML run configs", "pip install pyyaml") from err
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            raise InvalidInputError(f"{path}: {err}") from None
+        loads, error = _yaml()
     else:
         raise InvalidInputError(f"{path}: a run config must end in .toml, .yaml or .yml")
+    try:
+        data = loads(text)
+    except error as err:
+        raise InvalidInputError(f"{path}: {err}") from None
     if not isinstance(data, dict):
         raise InvalidInputError(f"{path}: the config must be a table/mapping at the top level")
     check_config(data, str(path))

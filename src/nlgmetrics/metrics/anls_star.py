@@ -43,7 +43,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 from scipy.optimize import linear_sum_assignment
 
-from .._inputs import describe
+from .._inputs import check_paired, describe
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
@@ -200,13 +200,7 @@ def check_structured_pairs(
     """
     preds = _as_corpus(predictions, "predictions")
     refs = _as_corpus(references, "references")
-    if len(preds) != len(refs):
-        raise InvalidInputError(
-            f"predictions and references differ in length: {len(preds)} predictions but {len(refs)} references "
-            "(one reference object per prediction)"
-        )
-    if not preds and not allow_empty:
-        raise InvalidInputError("predictions is empty: there is nothing to score (an empty corpus)")
+    check_paired(preds, refs, "one reference object per prediction", allow_empty=allow_empty)
     for i, (p, r) in enumerate(zip(preds, refs, strict=True)):
         _check_object(p, f"predictions[{i}]", reference=False)
         _check_object(r, f"references[{i}]", reference=True)

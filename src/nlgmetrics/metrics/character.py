@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,8 +38,8 @@ from ..algorithms.guard import Deadline, check_pairs
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import StatsBatch
-from .base import Family, Result, check_reduction
-from .edit import NLSStats, reduce_segment_scores, segment_score_batch
+from .base import Result, check_reduction
+from .nls import NLSStats, closest_reference_family, lowest_per_segment, reduce_segment_scores
 
 __all__ = ["CHARACTER", "CharacTERConfig", "CharacTERResult", "character", "character_score"]
 
@@ -153,15 +153,13 @@ def character_score(
 
 
 def _character_kernel(preds: list[str], refs: ReferenceSets, cfg: CharacTERConfig) -> StatsBatch[NLSStats]:
-    counts = refs.counts().astype(np.int64)
-    seg = np.repeat(np.arange(len(preds), dtype=np.int64), counts)
+    seg, _ = refs.segments_and_columns()
     hyp_len = np.fromiter((len(p.split()) for p in preds), dtype=np.int64, count=len(preds))
     ref_len = np.fromiter((len(r.split()) for r in refs.flat), dtype=np.int64, count=len(seg))
     check_pairs("character", "character", hyp_len[seg], ref_len, seg)
-    scores = np.empty(len(preds), dtype=np.float64)
-    for i, pred in enumerate(preds):
+
+    def scores(i: int, pred: str) -> Iterator[float]:
         hyp_words = pred.split()
-        best = float("inf")
         deadline = Deadline()
         check = functools.partial(deadline.check, "character", i, "CharacTER's shift search")
         for ref in refs[i]:
@@ -171,28 +169,18 @@ def _character_kernel(preds: list[str], refs: ReferenceSets, cfg: CharacTERConfi
                     f"references[{i}] has no word: CharacTER divides by the number of reference words (the cer "
                     "package fails with ZeroDivisionError there)"
                 )
-            best = min(best, character_score(hyp_words, ref_words, check=check))
-        scores[i] = best
-    return segment_score_batch(scores)
+            yield character_score(hyp_words, ref_words, check=check)
+
+    return lowest_per_segment(scores(i, pred) for i, pred in enumerate(preds))
 
 
 def character_from_stats(stats: NLSStats, cfg: CharacTERConfig) -> CharacTERResult:
     """The mean (or sum) of the segment scores."""
-    score = reduce_segment_scores(stats, cfg.reduction)
-    return CharacTERResult(score=score, count=stats.count)
+    return CharacTERResult(score=reduce_segment_scores(stats, cfg.reduction), count=stats.count)
 
 
-CHARACTER: Family[CharacTERConfig, NLSStats, CharacTERResult] = Family(
-    name="character",
-    higher_is_better=False,
-    bounds=(0.0, 1.0),
-    config_cls=CharacTERConfig,
-    stats_cls=NLSStats,
-    kernel=_character_kernel,
-    formula=character_from_stats,
-    presets={"cer": {}},
-    default_preset="cer",
-    vectorized=True,
+CHARACTER = closest_reference_family(
+    "character", CharacTERConfig, character_from_stats, _character_kernel, preset="cer"
 )
 
 

@@ -24,7 +24,6 @@ captions, see :mod:`nlgmetrics.metrics.cider`): batches, ``merge`` and DDP give 
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -330,14 +329,10 @@ def coco(
 def parse_coco_json(text: str, name: str) -> Any:
     """The JSON value of a COCO file's text, or :class:`InvalidInputError` naming ``name`` and the line (JSON
     nested too deeply for the parser and numbers too long to convert are errors too, never tracebacks)."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InvalidInputError(f"{name}:{e.lineno}: invalid JSON at column {e.colno}: {e.msg}") from None
-    except RecursionError:
-        raise InvalidInputError(f"{name}: the JSON is nested too deeply to read (a COCO file nests 3 levels)") from None
-    except ValueError as e:  # e.g. an integer of more than 4300 digits
-        raise InvalidInputError(f"{name}: cannot read the JSON: {e}") from None
+    from .._files import parse_json
+
+    too_deep = "the JSON is nested too deeply to read (a COCO file nests 3 levels)"
+    return parse_json(text, name, at_line=name, error=InvalidInputError, too_deep=too_deep)
 
 
 def _load_json(value: Any, what: str) -> tuple[Any, str]:

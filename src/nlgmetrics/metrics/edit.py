@@ -327,39 +327,38 @@ def error_rate_from_stats(stats: ErrorRateStats, cfg: ErrorRateConfig) -> ErrorR
     )
 
 
-CER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
-    cache_configs=True,
-    name="cer",
-    higher_is_better=False,
-    bounds=(0.0, None),
-    config_cls=ErrorRateConfig,
-    stats_cls=ErrorRateStats,
-    kernel=_error_rate_kernel,
-    pair_kernel=_error_rate_pair,
-    formula=error_rate_from_stats,
-    stats_check=_error_rate_check,
-    presets={"jiwer": {"unit": "char"}, "torchmetrics": {"unit": "char", "tokenizer": "char"}},
-    default_preset="jiwer",
-    single_reference=True,
-    vectorized=True,
-)
+#: torchmetrics' tokenisation of each unit (its classes split on characters or on single spaces)
+_TORCHMETRICS_TOKENIZERS = {"char": "char", "word": "whitespace"}
 
-WER: Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult] = Family(
-    cache_configs=True,
-    name="wer",
-    higher_is_better=False,
-    bounds=(0.0, None),
-    config_cls=ErrorRateConfig,
-    stats_cls=ErrorRateStats,
-    kernel=_error_rate_kernel,
-    pair_kernel=_error_rate_pair,
-    formula=error_rate_from_stats,
-    stats_check=_error_rate_check,
-    presets={"jiwer": {"unit": "word"}, "torchmetrics": {"unit": "word", "tokenizer": "whitespace"}},
-    default_preset="jiwer",
-    single_reference=True,
-    vectorized=True,
-)
+
+def _error_rate_family(
+    name: str,
+    unit: str,
+    formula: Any = error_rate_from_stats,
+    *,
+    higher_is_better: bool = False,
+    bounds: tuple[float, float | None] = (0.0, None),
+) -> Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult]:
+    """One of the five families over the alignment counts: they differ in the unit and the headline only."""
+    return Family(
+        cache_configs=True,
+        name=name,
+        higher_is_better=higher_is_better,
+        bounds=bounds,
+        config_cls=ErrorRateConfig,
+        stats_cls=ErrorRateStats,
+        kernel=_error_rate_kernel,
+        pair_kernel=_error_rate_pair,
+        formula=formula,
+        stats_check=_error_rate_check,
+        presets={
+            "jiwer": {"unit": unit},
+            "torchmetrics": {"unit": unit, "tokenizer": _TORCHMETRICS_TOKENIZERS[unit]},
+        },
+        default_preset="jiwer",
+        single_reference=True,
+        vectorized=True,
+    )
 
 
 def _headline(measure: str) -> Any:
@@ -375,23 +374,11 @@ def _headline(measure: str) -> Any:
 
 
 def _word_measure(name: str, higher_is_better: bool) -> Family[ErrorRateConfig, ErrorRateStats, ErrorRateResult]:
-    return Family(
-        name=name,
-        higher_is_better=higher_is_better,
-        bounds=(0.0, 1.0),
-        config_cls=ErrorRateConfig,
-        stats_cls=ErrorRateStats,
-        kernel=_error_rate_kernel,
-        pair_kernel=_error_rate_pair,
-        formula=_headline(name),
-        stats_check=_error_rate_check,
-        presets={"jiwer": {"unit": "word"}, "torchmetrics": {"unit": "word", "tokenizer": "whitespace"}},
-        default_preset="jiwer",
-        single_reference=True,
-        vectorized=True,
-    )
+    return _error_rate_family(name, "word", _headline(name), higher_is_better=higher_is_better, bounds=(0.0, 1.0))
 
 
+CER = _error_rate_family("cer", "char")
+WER = _error_rate_family("wer", "word")
 MER = _word_measure("mer", higher_is_better=False)
 WIL = _word_measure("wil", higher_is_better=False)
 WIP = _word_measure("wip", higher_is_better=True)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,8 +37,8 @@ from ..algorithms.guard import check_pairs
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import StatsBatch
-from .base import Family, Result, check_number, check_reduction
-from .edit import NLSStats, reduce_segment_scores, segment_score_batch
+from .base import Result, check_number, check_reduction
+from .nls import NLSStats, closest_reference_family, lowest_per_segment, reduce_segment_scores
 
 __all__ = ["EED", "EEDConfig", "EEDResult", "eed", "eed_pair_python", "extended_edit_distance"]
 
@@ -140,8 +140,7 @@ def _eed_kernel(preds: list[str], refs: ReferenceSets, cfg: EEDConfig) -> StatsB
     pair = _PAIR
     args = (cfg.alpha, cfg.rho, cfg.deletion, cfg.insertion)
     hyps = [prep(p) for p in preds]
-    counts = refs.counts().astype(np.int64)
-    seg = np.repeat(np.arange(len(preds), dtype=np.int64), counts)
+    seg, _ = refs.segments_and_columns()
     check_pairs(
         "eed",
         "eed" if pair is not eed_pair_python else "eed-python",
@@ -149,9 +148,8 @@ def _eed_kernel(preds: list[str], refs: ReferenceSets, cfg: EEDConfig) -> StatsB
         np.fromiter((len(prep(r)) for r in refs.flat), dtype=np.int64, count=len(seg)),
         seg,
     )
-    scores = np.empty(len(preds), dtype=np.float64)
-    for i, hyp in enumerate(hyps):
-        best = float("inf")
+
+    def scores(i: int, hyp: str) -> Iterator[float]:
         for ref in refs[i]:
             try:
                 score = pair(hyp, prep(ref), *args)
@@ -159,29 +157,17 @@ def _eed_kernel(preds: list[str], refs: ReferenceSets, cfg: EEDConfig) -> StatsB
                 raise InvalidInputError(
                     f"references[{i}]: an empty reference with rho=0 has no EED (0 / 0 in the formula)"
                 ) from None
-            best = min(best, score)
-        scores[i] = best
-    return segment_score_batch(scores)
+            yield score
+
+    return lowest_per_segment(scores(i, hyp) for i, hyp in enumerate(hyps))
 
 
 def eed_from_stats(stats: NLSStats, cfg: EEDConfig) -> EEDResult:
     """The mean (or sum) of the sentence scores."""
-    score = reduce_segment_scores(stats, cfg.reduction)
-    return EEDResult(score=score, count=stats.count)
+    return EEDResult(score=reduce_segment_scores(stats, cfg.reduction), count=stats.count)
 
 
-EED: Family[EEDConfig, NLSStats, EEDResult] = Family(
-    name="eed",
-    higher_is_better=False,
-    bounds=(0.0, 1.0),
-    config_cls=EEDConfig,
-    stats_cls=NLSStats,
-    kernel=_eed_kernel,
-    formula=eed_from_stats,
-    presets={"torchmetrics": {}},
-    default_preset="torchmetrics",
-    vectorized=True,
-)
+EED = closest_reference_family("eed", EEDConfig, eed_from_stats, _eed_kernel, preset="torchmetrics")
 
 
 def eed(

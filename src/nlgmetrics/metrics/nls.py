@@ -14,8 +14,8 @@ family only. Its :attr:`~nlgmetrics.metrics.base.Family.pair_kernel` scores one 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
 from .._inputs import ReferenceSets
 from .._np import is_numpy_number
@@ -27,6 +27,9 @@ from ..stats import Stats, StatsBatch
 from .base import Family, Result, check_reduction, safe_div
 
 __all__ = ["NLS", "NLSConfig", "NLSResult", "NLSStats", "nls"]
+
+C = TypeVar("C")
+R = TypeVar("R", bound=Result)
 
 #: The largest substitution cost (above 2 a substitution is never cheaper than a deletion and an insertion; the
 #: cap keeps every distance within 64-bit integers).
@@ -99,9 +102,47 @@ def segment_score_batch(scores: Any) -> StatsBatch[NLSStats]:
     return StatsBatch(NLSStats, {"score_sum": np.asarray(scores), "count": np.ones(len(scores), dtype=np.int64)})
 
 
+def lowest_per_segment(segments: Iterable[Iterable[float]]) -> StatsBatch[NLSStats]:
+    """Each segment's lowest score over its references (``segments``: per segment, the score against each
+    reference), as :class:`NLSStats`: for the distances whose closest reference counts (CharacTER, EED)."""
+    import numpy as np
+
+    scores = []
+    for per_reference in segments:
+        best = float("inf")
+        for score in per_reference:
+            best = min(best, score)
+        scores.append(best)
+    return segment_score_batch(np.asarray(scores, dtype=np.float64))
+
+
 def reduce_segment_scores(stats: NLSStats, reduction: str | None) -> Any:
     """The mean of the segment scores, or their sum with ``reduction="sum"`` (0 with no segment)."""
     return stats.score_sum if reduction == "sum" else safe_div(stats.score_sum, stats.count)
+
+
+def closest_reference_family(
+    name: str,
+    config_cls: type[C],
+    formula: Callable[[NLSStats, C], R],
+    kernel: Callable[[list[str], ReferenceSets, C], StatsBatch[NLSStats]],
+    preset: str,
+) -> Family[C, NLSStats, R]:
+    """A distance family (0-1, lower is better) whose segment score is the closest reference's
+    (:func:`lowest_per_segment`) and whose corpus score is the mean (or with ``reduction="sum"`` the sum) of the
+    segment scores (:func:`reduce_segment_scores`): CharacTER, EED. ``preset`` names the one reference tool."""
+    return Family(
+        name=name,
+        higher_is_better=False,
+        bounds=(0.0, 1.0),
+        config_cls=config_cls,
+        stats_cls=NLSStats,
+        kernel=kernel,
+        formula=formula,
+        presets={preset: {}},
+        default_preset=preset,
+        vectorized=True,
+    )
 
 
 def nls_from_stats(stats: NLSStats, cfg: NLSConfig) -> NLSResult:

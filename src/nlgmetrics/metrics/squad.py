@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from .._inputs import ReferenceSets, _as_list, describe
+from .._inputs import ReferenceSets, _as_list, check_paired, describe
 from ..algorithms.overlap import bag_overlap, codepoint_column, encode_words, longest_common_substring
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
@@ -269,13 +269,7 @@ def check_qa_input(
     probabilities (NaN where none was given)."""
     preds = _as_list(predictions, "predictions")
     refs = _as_list(references, "references")
-    if len(preds) != len(refs):
-        raise InvalidInputError(
-            f"predictions and references differ in length: {len(preds)} predictions but {len(refs)} references "
-            "(one list of accepted answers per question)"
-        )
-    if not preds and not allow_empty:
-        raise InvalidInputError("predictions is empty: there is nothing to score (an empty corpus)")
+    check_paired(preds, refs, "one list of accepted answers per question", allow_empty=allow_empty)
     probs = np.full(len(preds), np.nan)
     if set(map(type, preds)) <= {str}:  # the common case: plain strings, one C-level pass
         texts = list(preds)

@@ -68,12 +68,16 @@ def _collapse_joined(joined: str) -> list[str]:
     return collapsed.replace(" " + _SEP, _SEP).replace(_SEP + " ", _SEP).split(_SEP)
 
 
-def _unique(fn: Callable[[list[str]], list[str]], texts: Sequence[str]) -> list[str]:
-    """``fn`` over the distinct texts only, mapped back (answers repeat a lot)."""
+def _normalize_many(one: Callable[[str], str], joined_pass: Callable[[str], str], texts: Sequence[str]) -> list[str]:
+    """``one`` of every text, computed for the distinct texts only and mapped back (answers repeat a lot): over
+    them joined by the separator, ``joined_pass`` then one whitespace collapse in whole-string passes, or
+    ``one`` text by text when a text holds the separator itself."""
     uniq = list(dict.fromkeys(texts))
+    joined = _joinable(uniq)
+    done = [one(t) for t in uniq] if joined is None or not uniq else _collapse_joined(joined_pass(joined))
     if len(uniq) == len(texts):
-        return fn(uniq)
-    table = dict(zip(uniq, fn(uniq), strict=True))
+        return done
+    table = dict(zip(uniq, done, strict=True))
     return [table[t] for t in texts]
 
 
@@ -90,16 +94,13 @@ def squad_normalize_many(texts: Sequence[str]) -> list[str]:
     >>> squad_normalize_many(["The  Denver Broncos!", "", " an  apple "])
     ['denver broncos', '', 'apple']
     """
-    return _unique(_squad_normalize_distinct, texts)
+    return _normalize_many(squad_normalize, _squad_joined, texts)
 
 
-def _squad_normalize_distinct(texts: list[str]) -> list[str]:
-    joined = _joinable(texts)
-    if joined is None or not texts:
-        return [squad_normalize(t) for t in texts]
+def _squad_joined(joined: str) -> str:
     # ASCII punctuation deleted from the UTF-8 bytes (no byte of a multi-byte character is ASCII): one C pass
     no_punct = joined.lower().encode("utf-8", "surrogatepass").translate(None, _PUNCT_BYTES)
-    return _collapse_joined(_ARTICLES_FAST.sub(" ", no_punct.decode("utf-8", "surrogatepass")))
+    return _ARTICLES_FAST.sub(" ", no_punct.decode("utf-8", "surrogatepass"))
 
 
 # ---------------------------------------------------------------------------------------------------- JSQuAD
@@ -122,14 +123,7 @@ def jsquad_normalize_many(texts: Sequence[str]) -> list[str]:
     >>> jsquad_normalize_many(["東京都。", "東京都。 ", ""])
     ['東京都', '東京都。', '']
     """
-    return _unique(_jsquad_normalize_distinct, texts)
-
-
-def _jsquad_normalize_distinct(texts: list[str]) -> list[str]:
-    joined = _joinable(texts)
-    if joined is None or not texts:
-        return [jsquad_normalize(t) for t in texts]
-    return _collapse_joined(_TRAILING_MARU.sub("", joined.lower()))
+    return _normalize_many(jsquad_normalize, lambda joined: _TRAILING_MARU.sub("", joined.lower()), texts)
 
 
 # ---------------------------------------------------------------------------------------------------- CMRC 2018

@@ -123,17 +123,24 @@ def _collapse(s: str) -> str:
     return joined
 
 
+def _lower_unbracketed(s: str) -> str:
+    """Both normalisers' first steps: lower case, then words in brackets (``[laughs]``, ``<noise>``) and in
+    parentheses removed."""
+    s = s.lower()
+    if "[" in s or "<" in s:
+        s = _BRACKETS.sub("", s)
+    if "(" in s:
+        s = _PARENS.sub("", s)
+    return s
+
+
 def whisper_basic(s: str) -> str:
     """``BasicTextNormalizer()(s)`` of openai/whisper.
 
     >>> whisper_basic("Hello, World! [laughs] (aside) Ça va?")
     'hello world ça va '
     """
-    s = s.lower()
-    if "[" in s or "<" in s:
-        s = _BRACKETS.sub("", s)
-    if "(" in s:
-        s = _PARENS.sub("", s)
+    s = _lower_unbracketed(s)
     s = remove_symbols(s).lower()
     return _collapse(s)
 
@@ -568,11 +575,7 @@ def whisper_english(s: str) -> str:
     >>> whisper_english("Mr. Smith's colour TV cost twenty-five dollars and fifty cents, didn't it?")
     'mister smith is color tv cost $25.50 did not it'
     """
-    s = s.lower()
-    if "[" in s or "<" in s:
-        s = _BRACKETS.sub("", s)
-    if "(" in s:
-        s = _PARENS.sub("", s)
+    s = _lower_unbracketed(s)
     if "mm" in s or "mh" in s or "uh" in s or "um" in s:  # hmm mm mhm mmm uh um
         s = _FILLERS.sub("", s)
     if "'" in s:

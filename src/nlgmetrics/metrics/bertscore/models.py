@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib.util
 import io
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -362,17 +361,9 @@ class Baseline:
 
 def bert_score_baseline_dir() -> Path | None:
     """The ``rescale_baseline`` folder of an installed ``bert_score`` package (found without importing it)."""
-    try:
-        spec = importlib.util.find_spec("bert_score")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for location in spec.submodule_search_locations:
-        folder = Path(location) / "rescale_baseline"
-        if folder.is_dir():
-            return folder
-    return None
+    from ..._files import package_path
+
+    return package_path("bert_score", "rescale_baseline", want=Path.is_dir)
 
 
 def read_baseline(path: str | os.PathLike[str]) -> list[tuple[float, float, float]]:

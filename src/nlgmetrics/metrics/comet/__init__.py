@@ -44,6 +44,7 @@ from .checkpoint import (
     ARCHITECTURES,
     ENCODERS,
     CheckpointError,
+    ResolvedModel,
     check_class,
     effective_mix,
     file_digest,
@@ -64,7 +65,7 @@ __all__ = [
 
 
 @dataclasses.dataclass(frozen=True)
-class CometConfig:
+class CometConfig(ResolvedModel):
     """Options of the COMET families.
 
     * ``model``: a checkpoint folder (``hparams.yaml`` + ``checkpoints/model.ckpt``), the ``.ckpt`` file, or a
@@ -157,11 +158,7 @@ class CometConfig:
             "segments": segments,
             "device": resolve_device(self.device),
         }
-        object.__setattr__(self, "_resolved", resolved)
-
-    @property
-    def resolved(self) -> dict[str, Any]:
-        return self._resolved  # type: ignore[attr-defined,no-any-return]
+        self._set_resolved(resolved)
 
     def check_inputs_given(self, sources: bool, references: bool) -> None:
         r = self.resolved

@@ -27,6 +27,7 @@ __all__ = [
     "CheckpointError",
     "CometCheckpoint",
     "EncoderKind",
+    "ResolvedModel",
     "effective_mix",
     "find_checkpoint",
     "read_hparams",
@@ -114,13 +115,9 @@ def _hub_cache() -> Path:
 
 def _cached_repo(model_id: str) -> Path | None:
     """The cached snapshot folder of a Hub model repository holding hparams.yaml, or ``None``."""
-    repo = _hub_cache() / ("models--" + model_id.replace("/", "--"))
-    try:
-        revision = (repo / "refs" / "main").read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    snapshot = repo / "snapshots" / revision
-    return snapshot if revision and (snapshot / "hparams.yaml").is_file() else None
+    from ...engine.hub import cached_snapshot
+
+    return cached_snapshot(model_id, marker="hparams.yaml")
 
 
 def _looks_like_path(name: str) -> bool:
@@ -144,6 +141,18 @@ class CometCheckpoint:
     def digest(self) -> str:
         """12 hex digits of SHA-256 over the weights file and hparams.yaml (cached by size and mtime)."""
         return file_digest([self.weights, self.hparams_file])
+
+
+class ResolvedModel:
+    """A frozen model config that finds its files once, when it is made (COMET's and MetricX's configs): it
+    keeps what it found (the folders, their digests, the device) with ``_set_resolved``; ``resolved`` gives it."""
+
+    def _set_resolved(self, found: dict[str, Any]) -> None:
+        object.__setattr__(self, "_resolved", found)
+
+    @property
+    def resolved(self) -> dict[str, Any]:
+        return self._resolved  # type: ignore[attr-defined,no-any-return]
 
 
 def file_digest(files: list[Path]) -> str:

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ...algorithms.refcache import ReferenceCache
 from ...engine.runner import Runner
 from ...engine.shapes import Packed
 from ...errors import InvalidInputError
@@ -554,9 +555,8 @@ def _mqm(spans: list[list[Span]]) -> torch.Tensor:
 
 
 # ----------------------------------------------------------------------------------------- model cache
-_MODELS: OrderedDict[tuple[Any, ...], CometModel] = OrderedDict()
-_MODELS_LOCK = threading.Lock()
-_KEEP = 2
+#: the two most recently used models (the least-recently-used cache that also keeps reference indexes)
+_MODELS = ReferenceCache(maxsize=2)
 
 
 def get_model(
@@ -571,21 +571,14 @@ def get_model(
     """The loaded model for these settings, kept for the next call (the two most recent ones are kept)."""
     st = checkpoint.weights.stat()
     key = (str(checkpoint.weights.resolve()), st.st_size, st.st_mtime_ns, encoder, tokenizer, device, dtype)
-    with _MODELS_LOCK:
-        hit = _MODELS.get(key)
-        if hit is not None:
-            _MODELS.move_to_end(key)
-            return hit
-    model = CometModel(
-        checkpoint, encoder=encoder, tokenizer=tokenizer, device=device, dtype=dtype, allow_download=allow_download
+    model: CometModel = _MODELS.get(
+        key,
+        lambda: CometModel(
+            checkpoint, encoder=encoder, tokenizer=tokenizer, device=device, dtype=dtype, allow_download=allow_download
+        ),
     )
-    with _MODELS_LOCK:
-        _MODELS[key] = model
-        while len(_MODELS) > _KEEP:
-            _MODELS.popitem(last=False)
     return model
 
 
 def clear_models() -> None:
-    with _MODELS_LOCK:
-        _MODELS.clear()
+    _MODELS.clear()

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import importlib.util
 import os
 import queue
 import shutil
@@ -61,21 +60,17 @@ def jar_dir() -> Path:
     found = _FOUND.get("jar")
     if found is not None:
         return found  # type: ignore[no-any-return]
-    try:
-        spec = importlib.util.find_spec("pycocoevalcap")
-    except (ImportError, ValueError):
-        spec = None
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    for location in locations:
-        folder = Path(location) / "meteor"
-        if (folder / JAR).is_file():
-            if not (folder / PARAPHRASE).is_file():
-                raise MissingDependencyError(
-                    f"{_WHAT}: {PARAPHRASE} is missing from the pycocoevalcap installation, so it", EXTRA
-                )
-            _FOUND["jar"] = folder
-            return folder
-    raise MissingDependencyError(_WHAT, EXTRA)
+    from ..._files import package_path
+
+    jar = package_path("pycocoevalcap", "meteor", JAR, want=Path.is_file)
+    if jar is None:
+        raise MissingDependencyError(_WHAT, EXTRA)
+    folder = jar.parent
+    if not (folder / PARAPHRASE).is_file():
+        missing = f"{_WHAT}: {PARAPHRASE} is missing from the pycocoevalcap installation, so it"
+        raise MissingDependencyError(missing, EXTRA)
+    _FOUND["jar"] = folder
+    return folder
 
 
 def java() -> str:

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from ...errors import InvalidInputError, unknown_option
 from ...signature import build_signature, sig_field
 from ...stats import StatsBatch
-from ..comet.checkpoint import CheckpointError, file_digest
+from ..comet.checkpoint import CheckpointError, ResolvedModel, file_digest
 from ..learned import DTYPES, LearnedFamily, LearnedResult, LearnedStats, learned_formula, resolve_device
 from ..learned_text import resolve_folder
 
@@ -66,7 +66,7 @@ def _model_folder(name: str, allow_download: bool) -> Path:
 
 
 @dataclasses.dataclass(frozen=True)
-class MetricXConfig:
+class MetricXConfig(ResolvedModel):
     """Options of MetricX-24.
 
     * ``model``: a folder (``config.json`` + ``model.safetensors``) or a Hub id in the local Hugging Face cache
@@ -129,11 +129,7 @@ class MetricXConfig:
             "dtype": dtype,
             "device": resolve_device(self.device),
         }
-        object.__setattr__(self, "_resolved", resolved)
-
-    @property
-    def resolved(self) -> dict[str, Any]:
-        return self._resolved  # type: ignore[attr-defined,no-any-return]
+        self._set_resolved(resolved)
 
     def check_inputs_given(self, sources: bool, references: bool) -> None:
         if self.qe is True and references:

@@ -12,14 +12,13 @@ predict.py, commit fc4978e), re-implemented on transformers' mT5 encoder and dec
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from ...algorithms.refcache import ReferenceCache
 from ...engine.runner import Runner
 from ...errors import InvalidInputError
 from ..comet.checkpoint import CheckpointError
@@ -169,8 +168,8 @@ class MetricXModel:
         return [float(x) for x in out.cpu().tolist()]
 
 
-_MODELS: OrderedDict[tuple[Any, ...], MetricXModel] = OrderedDict()
-_LOCK = threading.Lock()
+#: the two most recently used models (the least-recently-used cache that also keeps reference indexes)
+_MODELS = ReferenceCache(maxsize=2)
 
 
 def get_model(folder: Path, tokenizer: Path, *, device: str, dtype: str) -> MetricXModel:
@@ -182,14 +181,5 @@ def get_model(folder: Path, tokenizer: Path, *, device: str, dtype: str) -> Metr
         device,
         dtype,
     )
-    with _LOCK:
-        hit = _MODELS.get(key)
-        if hit is not None:
-            _MODELS.move_to_end(key)
-            return hit
-    model = MetricXModel(folder, tokenizer, device=device, dtype=dtype)
-    with _LOCK:
-        _MODELS[key] = model
-        while len(_MODELS) > 2:
-            _MODELS.popitem(last=False)
+    model: MetricXModel = _MODELS.get(key, lambda: MetricXModel(folder, tokenizer, device=device, dtype=dtype))
     return model
