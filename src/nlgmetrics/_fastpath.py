@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 
 __all__ = ["NATIVE", "RULES", "Rule", "forced", "has_native", "numpy_loaded", "rows", "use_native"]
 
@@ -182,9 +182,7 @@ def has_native() -> bool:
     """Whether the compiled kernels can be loaded (tried once), unless :func:`forced` turns them off."""
     if _FORCED and _override(None, "native") is False:
         return False
-    from .algorithms.native import has_native as loadable
-
-    return loadable()
+    return _built()
 
 
 def use_native(kernel: str) -> bool:
@@ -193,9 +191,19 @@ def use_native(kernel: str) -> bool:
         value = _override(kernel, "native")
         if value is False:
             return False
-    from .algorithms.native import has_native as loadable
+    return _built()
 
-    return loadable()
+
+_BUILT: list[Callable[[], bool]] = []
+
+
+def _built() -> bool:
+    """Whether the compiled kernels load (:func:`nlgmetrics.algorithms.native.has_native`, imported on first use)."""
+    if not _BUILT:
+        from .algorithms.native import has_native as loadable
+
+        _BUILT.append(loadable)
+    return _BUILT[0]()
 
 
 @contextlib.contextmanager

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -52,3 +53,15 @@ def test_forced_holds_the_answers_and_restores_them():
 def test_forced_refuses_an_unknown_kernel():
     with pytest.raises(ValueError, match="unknown fast-path kernel"), fp.forced(rows=True, kernels={"blue"}):
         pass
+
+
+def test_the_table_names_every_decision_site():
+    """Every name a module asks for is in the table, and every rule and compiled kernel is asked for somewhere."""
+    asked_rows: set[str] = set()
+    asked_native: set[str] = set()
+    for path in SRC.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        asked_rows.update(re.findall(r"\brows\(\s*\"([\w.-]+)\"", text))
+        asked_native.update(re.findall(r"\buse_native\(\s*\"([\w.-]+)\"", text))
+    assert asked_rows == set(fp.RULES)
+    assert asked_native == set(fp.NATIVE)

@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import _fastpath
 from .._inputs import describe
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
@@ -83,8 +84,8 @@ _TORCH_CHUNK_PER_THREAD = 1 << 18
 #: cache-sized chunks or faster (8-10% on 2 x 512 x 8,000 float32 logits), while 48 MiB of float32 and 96 MiB of
 #: float64 took 2.5x longer in one call than in chunks (torchmetrics' single call included).
 _TORCH_ONE_CALL_BYTES = 32 << 20
-#: Batches of at most this many sequences keep their statistics as rows (summed in Python), larger ones as columns.
-_SMALL = 2
+#: The size of the fast-path rule ``perplexity`` (read-only: :mod:`nlgmetrics._fastpath` decides).
+_SMALL = _fastpath.RULES["perplexity"].rows_up_to
 _NUM_BYTES = frozenset({"num_bytes"})
 
 
@@ -759,7 +760,7 @@ def _perplexity_kernel(
     else:
         nll, lengths = _logit_batch(predictions, references, cfg)
     n = len(lengths)
-    if n <= _SMALL:  # a few sequences: one row each, summed in Python (no numpy column to build and sum)
+    if _fastpath.rows("perplexity", n):  # a few sequences: one row each, summed in Python (no numpy column)
         sums = _per_sequence_sums(nll, lengths).tolist()
         byte_list = [0] * n if num_bytes is None else _check_num_bytes(num_bytes, n).tolist()
         known_one = 0 if num_bytes is None else 1

@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _fastpath
 from .._inputs import ReferenceSets, _as_list, describe
 from ..algorithms.overlap import bag_overlap, codepoint_column, encode_words, longest_common_substring
 from ..errors import InvalidInputError, unknown_option
@@ -385,10 +386,10 @@ def _pair_scores(
     raise AssertionError(convention)
 
 
-#: Up to this many (prediction, answer) pairs, Python's Counter is faster than the numpy passes (same numbers).
-_SMALL = 32
-#: Up to this many questions, the kernel goes question by question in Python (see :func:`_raw_small`).
-_SMALL_QUESTIONS = 8
+#: The sizes of the fast-path rules ``squad.pairs`` and ``squad.questions`` (read-only: :mod:`nlgmetrics._fastpath`
+#: decides; tests use ``forced``).
+_SMALL = _fastpath.RULES["squad.pairs"].rows_up_to
+_SMALL_QUESTIONS = _fastpath.RULES["squad.questions"].rows_up_to
 
 
 def _pair_small(p: str, g: str, chars: bool, empty_rule: bool) -> float:
@@ -418,7 +419,7 @@ def _bag_scores(
 ) -> tuple[np.ndarray, np.ndarray]:
     """EM (normalised equality) and F1 over the bags of words (or characters) of the normalised texts; each
     distinct normalised text is encoded once, and EM compares their indices."""
-    if len(pair_pred) <= _SMALL:
+    if _fastpath.rows("squad.pairs", len(pair_pred)):
         return _bag_scores_small(p_norm, g_norm, chars, pair_pred, pair_gold, empty_rule)
     texts = list(dict.fromkeys(itertools.chain(p_norm, g_norm)))
     index = {t: k for k, t in enumerate(texts)}
@@ -455,7 +456,7 @@ def _qa_kernel(
 ) -> StatsBatch[SquadStats]:
     n = len(preds)
     conv = cfg.convention
-    if n <= _SMALL_QUESTIONS and conv in ("squad-v1", "torchmetrics", "squad-v2", "jsquad"):
+    if conv in ("squad-v1", "torchmetrics", "squad-v2", "jsquad") and _fastpath.rows("squad.questions", n):
         raw_e, raw_f = _raw_small(preds, refs, conv)
         return _columns(preds, refs.counts() > 0, np.array(raw_e).astype(np.int64), np.array(raw_f), probs, cfg)
     counts = refs.counts()

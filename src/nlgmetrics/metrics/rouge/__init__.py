@@ -48,8 +48,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import add
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ... import _fastpath
 from ..._inputs import ReferenceSets, check_pairs
-from ..._np import is_numpy_bool, is_numpy_number, loaded
+from ..._np import is_numpy_bool, is_numpy_number
 from ...errors import InvalidInputError, unknown_option, warn
 from ...signature import sig_field
 from ...stats import Stats, StatsBatch
@@ -394,10 +395,8 @@ def _parallel_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -
     return np.concatenate(results, axis=0)
 
 
-#: Batches of at most this many segments keep their statistics as Python rows (no numpy arrays). Functional calls
-#: on small batches skip this kernel (``RougeFamily.compute``); for the ``update()`` of a training batch (16-64
-#: pairs) summing numpy columns costs less than summing rows.
-_SMALL = 8
+#: The size of the fast-path rule ``rouge.kernel`` (read-only: :mod:`nlgmetrics._fastpath` decides).
+_SMALL = _fastpath.RULES["rouge.kernel"].rows_up_to
 
 
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
@@ -412,7 +411,7 @@ def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> St
         for j, m in enumerate(_MEASURES):
             hi = np.rint(cols[m] * _GRID) / _GRID
             scores[:, :, j], scores[:, :, 3 + j] = hi, cols[m] - hi  # both exact: hi + low == value
-    elif len(preds) <= _SMALL:
+    elif _fastpath.rows("rouge.kernel", len(preds)):
         # per segment: hi P, R, F then low P, R, F, each a tuple over the types
         rows = [RougeStats(*row, 1) for row in rouge_columns(preds, refs, cfg, grid=_GRID, rows=True)]  # type: ignore[call-arg]
         return StatsBatch.from_rows(RougeStats, rows)
@@ -486,7 +485,7 @@ def _new_result(
 
 def _segment_rows(batch: StatsBatch[RougeStats]) -> Iterator[tuple[Any, ...]]:
     """Each segment's statistics as plain values, in field order (from Python lists, not numpy scalars)."""
-    if len(batch) <= _SMALL:
+    if _fastpath.rows("rouge.kernel", len(batch)):  # the kernel's rows
         for seg in batch:
             yield tuple(getattr(seg, name) for name in RougeStats.field_names())
         return
@@ -505,17 +504,18 @@ def _segment_dicts(rows: Iterable[Sequence[Any]], types: Sequence[str]) -> tuple
 
 #: The compiled scorings (the set-based ones are in metrics/rouge/sets.py).
 _COMPILED = frozenset(("rouge-score", "rouge155"))
-#: Calls on at most this many segments take the small-batch path of :meth:`RougeFamily.compute`.
-SMALL_CALL = 1024
+#: Calls on at most this many segments take the small-batch path of :meth:`RougeFamily.compute` (read-only: the
+#: rule ``rouge.call`` of :mod:`nlgmetrics._fastpath` decides).
+SMALL_CALL = _fastpath.RULES["rouge.call"].rows_up_to
 
 
 def _row_path(n: int, config: RougeConfig) -> bool:
     """Whether a call on ``n`` segments goes from the kernel's rows to the formula: small calls always; larger ones
     only while numpy is not loaded (importing it would cost a fresh process more than the rows cost a corpus) and
     the batch is not spread over worker processes. Both paths sum the same values with ``math.fsum``."""
-    if n <= SMALL_CALL:
-        return True
-    return loaded() is None and (config.workers == 1 or n < PARALLEL_MIN_SEGMENTS)
+    if not _fastpath.rows("rouge.call", n):
+        return False
+    return n <= SMALL_CALL or config.workers == 1 or n < PARALLEL_MIN_SEGMENTS
 
 
 class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
