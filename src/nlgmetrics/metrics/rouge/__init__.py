@@ -401,9 +401,14 @@ _SMALL = _fastpath.RULES["rouge.kernel"].rows_up_to
 
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
     _warn_dropped(preds, refs, cfg)
+    set_based = cfg.scoring in ("pltrdy", "llamafactory")  # set-based counting of those packages: rouge/sets.py
+    if not set_based and _fastpath.rows("rouge.kernel", len(preds)):
+        # per segment: hi P, R, F then low P, R, F, each a tuple over the types (no numpy: a one-pair update)
+        rows = [RougeStats(*row, 1) for row in rouge_columns(preds, refs, cfg, grid=_GRID, rows=True)]  # type: ignore[call-arg]
+        return StatsBatch.from_rows(RougeStats, rows)
     import numpy as np
 
-    if cfg.scoring in ("pltrdy", "llamafactory"):  # set-based counting of those packages: metrics/rouge/sets.py
+    if set_based:
         from .sets import set_rouge_columns
 
         cols = set_rouge_columns(preds, refs, cfg)
@@ -411,10 +416,6 @@ def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> St
         for j, m in enumerate(_MEASURES):
             hi = np.rint(cols[m] * _GRID) / _GRID
             scores[:, :, j], scores[:, :, 3 + j] = hi, cols[m] - hi  # both exact: hi + low == value
-    elif _fastpath.rows("rouge.kernel", len(preds)):
-        # per segment: hi P, R, F then low P, R, F, each a tuple over the types
-        rows = [RougeStats(*row, 1) for row in rouge_columns(preds, refs, cfg, grid=_GRID, rows=True)]  # type: ignore[call-arg]
-        return StatsBatch.from_rows(RougeStats, rows)
     elif cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS:
         scores = _parallel_columns(preds, refs, cfg)
     else:
