@@ -46,7 +46,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -755,6 +755,9 @@ def _perplexity_kernel(
     predictions: Any, references: Any, cfg: PerplexityConfig, *, num_bytes: Any = None
 ) -> StatsBatch[PerplexityStats]:
     """Per-sequence statistics of a batch of logits and targets, or of per-token log-probabilities."""
+    lists = _tensor_lists(predictions, references, cfg, num_bytes)  # logits and targets as tensors: checked in torch
+    if lists is not None:
+        return StatsBatch.from_lists(PerplexityStats, lists)
     if _no_targets(references):
         nll, lengths = _logprob_batch(predictions)
     else:
@@ -800,20 +803,9 @@ def _first(predictions: Any) -> Any:
 class _NumericFamily(Family[PerplexityConfig, PerplexityStats, PerplexityResult]):
     """A family whose input is numbers (logits, target ids, log-probabilities), not text: it checks its own."""
 
-    def batch_stats(
-        self,
-        predictions: Any,
-        references: Any,
-        config: PerplexityConfig,
-        *,
-        allow_empty: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> StatsBatch[PerplexityStats]:
-        if sources is None and inputs.keys() <= _NUM_BYTES:  # logits and targets as tensors: checked in torch
-            lists = _tensor_lists(predictions, references, config, inputs.get("num_bytes"))
-            if lists is not None:
-                return StatsBatch.from_lists(PerplexityStats, lists)
+    def prepare(
+        self, predictions: Any, references: Any, config: Any, allow_empty: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
         extra = self.check_inputs(inputs)
         self.check_sources(sources, 0)
         if predictions is None:
@@ -825,37 +817,30 @@ class _NumericFamily(Family[PerplexityConfig, PerplexityStats, PerplexityResult]
                 "compute them with the model, then call nlgmetrics.perplexity or `nlgmetrics perplexity` (text "
                 "files given to evaluate cannot be scored)"
             )
-        if _n_sequences(predictions) == 0:
-            if not allow_empty:
-                raise InvalidInputError("predictions are empty: there is no sequence to score")
-            return self.empty_batch(config)
-        return _perplexity_kernel(predictions, references, config, **extra)
+        n = _n_sequences(predictions)
+        if n == 0 and not allow_empty:
+            raise InvalidInputError("predictions are empty: there is no sequence to score")
+        return (predictions, references, extra) if n else None  # numbers, not text
 
-    def compute(
-        self,
-        predictions: Any,
-        references: Any,
-        config: PerplexityConfig,
-        *,
-        segments: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> PerplexityResult:
-        if not segments and sources is None and inputs.keys() <= _NUM_BYTES and not self.needs_segments(config):
-            # a small batch of CPU tensors, or tensors on a GPU: the total straight from the lists, as
-            # StatsBatch.total() sums them
-            lists = _tensor_lists(predictions, references, config, inputs.get("num_bytes"))
-            if lists is not None:
-                nll = lists["nll"]
-                total = PerplexityStats(
-                    nll=nll[0] if len(nll) == 1 else math.fsum(nll),
-                    tokens=sum(lists["tokens"]),
-                    bytes=sum(lists["bytes"]),
-                    sequences=len(nll),
-                    sequences_with_bytes=sum(lists["sequences_with_bytes"]),
-                )
-                return self.finalize(total, config)
-        return super().compute(predictions, references, config, segments=segments, sources=sources, **inputs)
+    def shortcut(
+        self, predictions: Any, references: Any, config: Any, segments: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> PerplexityResult | None:
+        if segments or sources is not None or not inputs.keys() <= _NUM_BYTES or self.needs_segments(config):
+            return None
+        # a small batch of CPU tensors, or tensors on a GPU: the total straight from the lists, as
+        # StatsBatch.total() sums them
+        lists = _tensor_lists(predictions, references, config, inputs.get("num_bytes"))
+        if lists is None:
+            return None
+        nll = lists["nll"]
+        total = PerplexityStats(
+            nll=nll[0] if len(nll) == 1 else math.fsum(nll),
+            tokens=sum(lists["tokens"]),
+            bytes=sum(lists["bytes"]),
+            sequences=len(nll),
+            sequences_with_bytes=sum(lists["sequences_with_bytes"]),
+        )
+        return self.finalize(total, config)
 
 
 PERPLEXITY = _NumericFamily(

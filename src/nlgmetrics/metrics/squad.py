@@ -589,25 +589,16 @@ class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
     """The QA family: answers may be an empty list (squad-v2, jsquad), predictions may carry a no-answer
     probability, and the best-threshold search runs on the per-question columns."""
 
-    def batch_stats(
-        self,
-        predictions: Any,
-        references: Any,
-        config: SquadConfig,
-        *,
-        allow_empty: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> StatsBatch[SquadStats]:
+    def prepare(
+        self, predictions: Any, references: Any, config: Any, allow_empty: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
         na_probs = self.check_inputs(inputs).get("na_probs")
         self.check_sources(sources, 0)
         if isinstance(predictions, Mapping) and isinstance(references, Mapping):
             # one question as a single SQuAD dict on each side, as torchmetrics' SQuAD and squad() accept
             predictions, references = [predictions], [references]
         preds, refs, probs = check_qa_input(predictions, references, config, na_probs, allow_empty=allow_empty)
-        if not preds:
-            return self.empty_batch(config)
-        return _qa_kernel(preds, refs, config, probs)
+        return (preds, refs, {"probs": probs}) if preds else None
 
     def needs_segments(self, config: SquadConfig) -> bool:
         return config.convention in NO_ANSWER and config.best_thresh
@@ -637,19 +628,11 @@ class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
             result, best_exact=best_exact, best_exact_thresh=exact_t, best_f1=best_f1, best_f1_thresh=f1_t
         )
 
-    def compute(  # type: ignore[override]
-        self,
-        predictions: Any,
-        references: Any,
-        config: SquadConfig,
-        *,
-        segments: bool = False,
-        sources: Any = None,
-        **inputs: Any,
+    def complete(
+        self, result: SquadResult, batch: StatsBatch[SquadStats], config: SquadConfig, segments: bool
     ) -> SquadResult:
-        batch = self.batch_stats(predictions, references, config, sources=sources, **inputs)
-        keep = segments or self.needs_segments(config)
-        result = self.finalize(batch.total(), config, batch if keep else None)
+        """A call's result: per-question scores only when asked for (the best-threshold search keeps them), and
+        the scripts' own sums in input order."""
         changes: dict[str, Any] = {} if segments else {"segments": None}
         if config.convention in _SUMMED_IN_ORDER and len(batch):
             changes["script_sums"] = _sums_in_order(batch)

@@ -505,7 +505,7 @@ def _segment_dicts(rows: Iterable[Sequence[Any]], types: Sequence[str]) -> tuple
 
 #: The compiled scorings (the set-based ones are in metrics/rouge/sets.py).
 _COMPILED = frozenset(("rouge-score", "rouge155"))
-#: Calls on at most this many segments take the small-batch path of :meth:`RougeFamily.compute` (read-only: the
+#: Calls on at most this many segments take the small-batch path of :meth:`RougeFamily.shortcut` (read-only: the
 #: rule ``rouge.call`` of :mod:`nlgmetrics._fastpath` decides).
 SMALL_CALL = _fastpath.RULES["rouge.call"].rows_up_to
 
@@ -527,41 +527,34 @@ class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
             return ()
         return _segment_dicts(_segment_rows(batch), config.rouge_types)
 
-    def compute(
-        self,
-        predictions: Any,
-        references: Any,
-        config: RougeConfig,
-        *,
-        segments: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> RougeResult:
-        """The functional API. A call on a few segments (one pair as a reward, a training batch) goes from the
-        compiled kernel's per-segment rows straight to the formula: the same statistics and the same sums as the
-        general path (``StatsBatch.total``'s ``math.fsum``), without the batch of statistics objects around them."""
+    def shortcut(
+        self, predictions: Any, references: Any, config: Any, segments: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> RougeResult | None:
+        """A call on a few segments (one pair as a reward, a training batch) goes from the compiled kernel's
+        per-segment rows straight to the formula: the same statistics and the same sums as the general path
+        (``StatsBatch.total``'s ``math.fsum``), without the batch of statistics objects around them."""
         kind = type(predictions)
         if (
-            (kind is str or (kind is list and _row_path(len(predictions), config)))
-            and sources is None
-            and not inputs
-            and config.scoring in _COMPILED
-            and not config.bootstrap_samples
+            not (kind is str or (kind is list and _row_path(len(predictions), config)))
+            or sources is not None
+            or inputs
+            or config.scoring not in _COMPILED
+            or config.bootstrap_samples
         ):
-            preds, refs = check_pairs(predictions, references)
-            _warn_dropped(preds, refs, config)
-            rows = rouge_columns(preds, refs, config, grid=_GRID, rows=True)
-            n = len(rows)
-            if n == 1:
-                total = RougeStats(*rows[0], 1)  # type: ignore[call-arg]
-            else:  # as StatsBatch.total sums rows: math.fsum per type
-                sums = [tuple([math.fsum(c) for c in zip(*m, strict=True)]) for m in zip(*rows, strict=True)]
-                total = RougeStats(*sums, n)  # type: ignore[call-arg,arg-type]
-            result = self.finalize(total, config)
-            if segments:
-                object.__setattr__(result, "segments", _segment_dicts([(*row, 1) for row in rows], config.rouge_types))
-            return result
-        return super().compute(predictions, references, config, segments=segments, sources=sources, **inputs)
+            return None
+        preds, refs = check_pairs(predictions, references)
+        _warn_dropped(preds, refs, config)
+        rows = rouge_columns(preds, refs, config, grid=_GRID, rows=True)
+        n = len(rows)
+        if n == 1:
+            total = RougeStats(*rows[0], 1)  # type: ignore[call-arg]
+        else:  # as StatsBatch.total sums rows: math.fsum per type
+            sums = [tuple([math.fsum(c) for c in zip(*m, strict=True)]) for m in zip(*rows, strict=True)]
+            total = RougeStats(*sums, n)  # type: ignore[call-arg,arg-type]
+        result = self.finalize(total, config)
+        if segments:
+            object.__setattr__(result, "segments", _segment_dicts([(*row, 1) for row in rows], config.rouge_types))
+        return result
 
     def needs_segments(self, config: RougeConfig) -> bool:
         return config.bootstrap_samples > 0
