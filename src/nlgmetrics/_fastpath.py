@@ -171,11 +171,14 @@ def numpy_loaded() -> bool:
 
 def rows(kernel: str, n: int) -> bool:
     """Whether ``kernel`` keeps a batch of ``n`` items as Python rows (else numpy columns), by its rule."""
+    rule = RULES[kernel]
     if _FORCED:
         value = _override(kernel, "rows")
-        if value is not None:
-            return value
-    return RULES[kernel].rows(n, numpy_loaded())
+        return rule.rows(n, numpy_loaded()) if value is None else value
+    # Rule.rows inline: this runs on every call, a one-pair call included
+    if n <= rule.rows_up_to:
+        return True
+    return "numpy" not in sys.modules and (rule.rows_while_unloaded is None or n <= rule.rows_while_unloaded)
 
 
 def has_native() -> bool:
@@ -187,11 +190,9 @@ def has_native() -> bool:
 
 def use_native(kernel: str) -> bool:
     """Whether ``kernel`` (a name of :data:`NATIVE`) runs on the compiled kernels: built, and not turned off."""
-    if _FORCED:
-        value = _override(kernel, "native")
-        if value is False:
-            return False
-    return _built()
+    if _FORCED and _override(kernel, "native") is False:
+        return False
+    return _BUILT[0]() if _BUILT else _built()
 
 
 _BUILT: list[Callable[[], bool]] = []
