@@ -37,6 +37,7 @@ from typing import Any
 import _harness as harness
 import nlgmetrics as nm
 from _common import SHARED_DATA, fmt_time, table
+from nlgmetrics.algorithms.fastpath import has_native
 from nlgmetrics.metrics import sari as sari_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         "SARI: nlgmetrics against HF evaluate's script (restated)",
         "python bench/sari.py" + (" --quick" if args.quick else ""),
     )
-    print(f"compiled kernel: {'yes' if sari_module.has_native() else 'no (numpy and plain-Python paths)'}")
+    print(f"compiled kernel: {'yes' if has_native() else 'no (numpy and plain-Python paths)'}")
     wmt = wmt22()
     # the per-segment scores agree to the bit, not only the corpus mean
     sources, refs, systems = wmt

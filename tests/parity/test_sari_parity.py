@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nlgmetrics as nm
+from nlgmetrics.algorithms.fastpath import forced
 from nlgmetrics.algorithms.native import has_native
-from nlgmetrics.metrics import sari as sari_module
 from tests.naive_sari import corpus_sari, sentence_sari
 
 pytest.importorskip("sacrebleu", reason="the restated script tokenizes with sacrebleu, a test dependency")
@@ -54,13 +54,8 @@ def kernel_path(path: str) -> Iterator[None]:
             pytest.skip("the compiled kernels (nlgmetrics._native) are not built")
         yield
         return
-    saved = sari_module.has_native, sari_module.SMALL
-    sari_module.has_native = lambda: False
-    sari_module.SMALL = 10**9 if path == "python" else 0
-    try:
+    with forced(native=False, kernels={"sari"}), forced(rows=path == "python", kernels={"sari.python"}):
         yield
-    finally:
-        sari_module.has_native, sari_module.SMALL = saved
 
 
 def report(what: str, ours, theirs) -> tuple[int, float]:

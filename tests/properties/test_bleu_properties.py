@@ -10,18 +10,16 @@ nothing, but the order of a merge does (as it changes which sentence is last); t
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import math
-import sys
-from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nlgmetrics as nm
+from nlgmetrics.algorithms.fastpath import forced
 from nlgmetrics.metrics.bleu import BLEU
 from nlgmetrics.metrics.bleu.stats import _TAIL_FIELDS
 from nlgmetrics.metrics.chrf import CHRF
@@ -213,12 +211,11 @@ def test_small_batches_give_the_corpus_paths_statistics(family, options, pairs):
     segment by segment by the compiled kernel. Both give every segment the same statistics."""
     cfg = _config(family, options)
     preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
-    module = sys.modules[family.kernel.__module__]
-    with contextlib.ExitStack() as stack:  # the numpy path, whatever the size
-        stack.enter_context(mock.patch.object(module, "SMALL", 0))
-        for flag in ("NATIVE_13A", "NATIVE_CORPUS"):  # the compiled corpus paths too
-            if hasattr(module, flag):
-                stack.enter_context(mock.patch.object(module, flag, False))
+    # the numpy path whatever the size, and not the compiled corpus paths either
+    with (
+        forced(rows=False, kernels={"bleu", "chrf", "gleu"}),
+        forced(native=False, kernels={"bleu.13a", "chrf.corpus"}),
+    ):
         corpus_path = family.batch_stats(preds, refs, cfg)
     for i, (p, r) in enumerate(pairs):
         assert family.batch_stats([p], [r], cfg)[0] == corpus_path[i]

@@ -10,18 +10,15 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
-from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nlgmetrics.algorithms.fastpath import forced
 from nlgmetrics.algorithms.native import has_native, native
-from nlgmetrics.metrics import chrf as chrf_module
 from nlgmetrics.metrics.bleu import BLEU
-from nlgmetrics.metrics.bleu import kernel as bleu_module
 from nlgmetrics.metrics.chrf import CHRF
 
 pytestmark = pytest.mark.skipif(not has_native(), reason="the compiled kernels were not built")
@@ -144,14 +141,9 @@ def test_the_compiled_corpus_paths_give_the_index_paths_statistics(family, optio
     options = dict(options)
     cfg = family.make_config(options.pop("preset", None), **options)
     preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
-    module = bleu_module if family is BLEU else chrf_module
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(mock.patch.object(module, "SMALL", 0))
-        stack.enter_context(mock.patch.object(bleu_module, "ROWS_13A", 0))  # BLEU's numpy columns
+    with forced(rows=False, kernels={"bleu", "bleu.13a-rows", "chrf"}):  # numpy columns
         compiled = family.batch_stats(preds, refs, cfg)
-        for flag in ("NATIVE_13A", "NATIVE_CORPUS"):
-            if hasattr(module, flag):
-                stack.enter_context(mock.patch.object(module, flag, False))
-        indexed = family.batch_stats(preds, refs, cfg)
+        with forced(native=False, kernels={"bleu.13a", "chrf.corpus"}):  # the index paths
+            indexed = family.batch_stats(preds, refs, cfg)
     assert [compiled[i] for i in range(len(pairs))] == [indexed[i] for i in range(len(pairs))]
     assert compiled.total() == indexed.total()

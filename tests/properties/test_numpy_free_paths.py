@@ -1,9 +1,9 @@
 """The paths a fresh process takes while numpy is not loaded give the numbers of the numpy paths, bit for bit.
 
 BLEU and chrF count a batch of any size with the compiled small-batch counters and keep Python rows while numpy is
-not loaded (``loaded() is None``); once numpy is loaded, batches beyond ``SMALL`` (BLEU's 13a: ``ROWS_13A``) get
-numpy columns. ROUGE goes from the kernel's rows to the formula at any size while numpy is not loaded. Here the
-first is forced by making ``loaded`` report no numpy, the second by setting the size limits to 0, and the two are
+not loaded; once numpy is loaded, batches beyond the size rules of ``nlgmetrics.algorithms.fastpath`` get numpy columns.
+ROUGE goes from the kernel's rows to the formula at any size while numpy is not loaded. Here the first is forced
+by ``forced(numpy=False)``, the second by ``forced(rows=False)`` (numpy columns at every size), and the two are
 compared on whole results (score, counts, signature), per-segment scores and sentence-level results, on text with
 CJK, full-width and punctuation-only segments, empty segments and several references per segment. SARI's compiled
 kernel hands over Python lists while numpy is not loaded (its total is then the same running sum); those are
@@ -12,21 +12,15 @@ compared with its numpy columns and with its plain-Python path.
 
 from __future__ import annotations
 
-import contextlib
-from unittest import mock
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nlgmetrics as nm
 from nlgmetrics._inputs import ReferenceSets, check_references
+from nlgmetrics.algorithms.fastpath import forced
 from nlgmetrics.algorithms.native import has_native
-from nlgmetrics.metrics import chrf as chrf_module
-from nlgmetrics.metrics import rouge as rouge_module
-from nlgmetrics.metrics import sari as sari_module
 from nlgmetrics.metrics.base import Family
-from nlgmetrics.metrics.bleu import kernel as bleu_module
 from nlgmetrics.metrics.rouge import ROUGE
 
 pytestmark = [
@@ -47,20 +41,14 @@ references = text | st.lists(text, min_size=1, max_size=4)
 corpus = st.lists(st.tuples(text, references), min_size=1, max_size=12)
 
 
-@contextlib.contextmanager
-def _without_numpy(module):
-    """The module's paths as they run while numpy is not loaded."""
-    with mock.patch.object(module, "loaded", return_value=None):
-        yield
+def _without_numpy():
+    """The paths as they run while numpy is not loaded."""
+    return forced(numpy=False)
 
 
-@contextlib.contextmanager
-def _numpy_columns(*patches):
+def _numpy_columns(*kernels):
     """The numpy paths at every size (numpy is loaded in this process)."""
-    with contextlib.ExitStack() as stack:
-        for module, name in patches:
-            stack.enter_context(mock.patch.object(module, name, 0))
-        yield
+    return forced(rows=False, kernels=kernels)
 
 
 BLEU_OPTIONS = [
@@ -96,10 +84,10 @@ def _call(function, pairs, options, **extra):
 @settings(max_examples=20, deadline=None)
 @given(pairs=corpus)
 def test_bleu_without_numpy_gives_the_numpy_paths_numbers(options, pairs):
-    with _without_numpy(bleu_module):
+    with _without_numpy():
         rows = _call(nm.bleu, pairs, options, segments=True)
         rows_sentences = _call(nm.sentence_bleu, pairs, options)
-    with _numpy_columns((bleu_module, "SMALL"), (bleu_module, "ROWS_13A")):
+    with _numpy_columns("bleu", "bleu.13a-rows"):
         columns = _call(nm.bleu, pairs, options, segments=True)
         column_sentences = _call(nm.sentence_bleu, pairs, options)
     assert rows == columns
@@ -122,11 +110,11 @@ CHRF_OPTIONS = [
 @settings(max_examples=20, deadline=None)
 @given(pairs=corpus)
 def test_chrf_without_numpy_gives_the_numpy_paths_numbers(options, pairs):
-    with _without_numpy(chrf_module):
+    with _without_numpy():
         rows = _call(nm.chrf, pairs, options, segments=True)
-    with _numpy_columns((chrf_module, "SMALL")):
+    with _numpy_columns("chrf"):
         columns = _call(nm.chrf, pairs, options, segments=True)
-        with mock.patch.object(chrf_module, "NATIVE_CORPUS", False):  # the references' n-gram index
+        with forced(native=False, kernels={"chrf.corpus"}):  # the references' n-gram index
             indexed = _call(nm.chrf, pairs, options, segments=True)
     assert rows == columns == indexed
     assert rows.segments == columns.segments == indexed.segments
@@ -148,9 +136,9 @@ def test_rouge_rows_at_any_size_give_the_numpy_columns_numbers(options, pairs):
     options = dict(options)
     cfg = ROUGE.make_config(options.pop("preset", None), **options)
     preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
-    with _without_numpy(rouge_module), mock.patch.object(rouge_module, "SMALL_CALL", 0):
+    with _without_numpy():  # the rows at any size, beyond the call's size rule too
         rows = ROUGE.compute(preds, refs, cfg, segments=True)
-    with _numpy_columns((rouge_module, "_SMALL")):
+    with _numpy_columns("rouge.kernel"):
         columns = Family.compute(ROUGE, preds, refs, cfg, segments=True)
     assert rows == columns
 
@@ -164,9 +152,9 @@ triples = st.lists(st.tuples(text, text, references), min_size=1, max_size=12)
 @given(rows=triples)
 def test_sari_without_numpy_gives_the_numpy_paths_numbers(options, rows):
     sources, preds, refs = ([row[i] for row in rows] for i in range(3))
-    with _without_numpy(sari_module):
+    with _without_numpy():
         lists = nm.sari(preds, refs, sources, segments=True, **options)
-        with mock.patch.object(sari_module, "has_native", return_value=False):
+        with forced(native=False, kernels={"sari"}):
             plain = nm.sari(preds, refs, sources, segments=True, **options)  # Python up to SMALL, numpy beyond
     columns = nm.sari(preds, refs, sources, segments=True, **options)
     assert lists == columns == plain

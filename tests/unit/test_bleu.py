@@ -152,11 +152,16 @@ def test_stats_shapes_follow_max_order():
     assert len(zero.matches) == 6 == len(zero.totals) == len(zero.short)
 
 
-def test_reference_statistics_are_cached_and_reused(monkeypatch):
+def test_reference_statistics_are_cached_and_reused():
     """The index path (any tokenizer but 13a, or 13a without the compiled kernel) keeps the references' index."""
+    from nlgmetrics.algorithms.fastpath import forced
     from nlgmetrics.metrics.bleu import kernel as module
 
-    monkeypatch.setattr(module, "NATIVE_13A", False)
+    with forced(native=False, kernels={"bleu.13a"}):
+        _cached_and_reused(module)
+
+
+def _cached_and_reused(module):
     hyps, refs = HYPS * (module.SMALL // len(HYPS) + 1), REFS * (module.SMALL // len(REFS) + 1)  # a corpus
     module._CACHE.clear()
     a = nm.bleu(hyps, refs).score

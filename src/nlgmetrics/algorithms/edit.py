@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rapidfuzz.distance import Levenshtein
 
 from .._inputs import ReferenceSets
-from .._np import loaded
+from . import fastpath
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,10 +32,9 @@ __all__ = [
 
 Seq = str | Sequence[Hashable]
 
-#: Up to this many pairs, scores are computed one call per pair and kept in a Python list: a numpy array and
-#: rapidfuzz's column call cost more than they save on a handful of pairs. Beyond it too while numpy is not yet
-#: imported: a call per pair costs 0.2 µs more per pair than the column call, importing numpy tens of ms.
-SMALL = 32
+#: Up to this many pairs, scores are computed one call per pair and kept in a Python list; beyond it too while numpy
+#: is not yet imported (read-only: the rule ``edit`` of :mod:`nlgmetrics.algorithms.fastpath` decides).
+SMALL = fastpath.RULES["edit"].rows_up_to
 
 
 def _weights(substitution_cost: int) -> tuple[int, int, int] | None:
@@ -66,11 +65,11 @@ def normalized_similarity_many(a: Sequence[Seq], b: Sequence[Seq], substitution_
     divide the columns with numpy: the same IEEE divisions of the same integers as the per-pair function."""
     if len(a) != len(b):
         raise ValueError(f"normalized_similarity_many needs equal lengths, got {len(a)} and {len(b)}")
-    np = loaded()
-    if len(a) <= SMALL or np is None:
+    if fastpath.rows("edit", len(a)):
         if substitution_cost == 1:
             return list(map(Levenshtein.normalized_similarity, a, b))  # type: ignore[return-value]
         return [normalized_similarity(x, y, substitution_cost) for x, y in zip(a, b, strict=True)]  # type: ignore[return-value]
+    import numpy as np
     from rapidfuzz.process import cpdist
 
     if substitution_cost == 1:

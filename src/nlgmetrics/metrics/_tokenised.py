@@ -15,12 +15,11 @@ called with ``(hypotheses, references, config)``: a list of token lists, and per
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._inputs import _as_list, check_pairs, describe
 from ..errors import InvalidInputError
-from ..stats import StatsBatch
 from ..text.tokenizers import resolve
 from ..text.tokenizers import tokenizer as tokenizer_of
 from .base import Family
@@ -190,22 +189,13 @@ class TokenFamily(Family[Any, Any, Any]):
     """A family whose kernel takes ``(hypotheses, references, config)`` as token lists; the config has a
     ``tokenizer`` field (see the module docstring)."""
 
-    def batch_stats(
-        self,
-        predictions: Any,
-        references: Any,
-        config: Any,
-        *,
-        allow_empty: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> StatsBatch[Any]:
+    def prepare(
+        self, predictions: Any, references: Any, config: Any, allow_empty: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
         self.check_inputs(inputs)
         self.check_sources(sources, 0)
         hyps, refs = tokenised_pairs(predictions, references, config.tokenizer, allow_empty=allow_empty)
-        if not hyps:
-            return self.empty_batch(config)
-        return self.kernel(hyps, refs, config)  # type: ignore[arg-type]  # token lists, not strings
+        return (hyps, refs, {}) if hyps else None  # token lists, not strings
 
 
 def as_segment(references: str | Sequence[Any]) -> list[Any]:

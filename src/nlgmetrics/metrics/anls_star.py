@@ -426,22 +426,13 @@ def _batch(scores: list[float], flags: list[bool]) -> StatsBatch[ANLSStarStats]:
 class _StructuredFamily(Family[ANLSStarConfig, ANLSStarStats, ANLSStarResult]):
     """A family whose samples are structured objects rather than strings: it checks its own input."""
 
-    def batch_stats(
-        self,
-        predictions: Any,
-        references: Any,
-        config: ANLSStarConfig,
-        *,
-        allow_empty: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> StatsBatch[ANLSStarStats]:
+    def prepare(
+        self, predictions: Any, references: Any, config: Any, allow_empty: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
         self.check_inputs(inputs)
         self.check_sources(sources, 0)
         preds, refs = check_structured_pairs(predictions, references, allow_empty=allow_empty, config=config)
-        if not preds:
-            return self.empty_batch(config)
-        return self.kernel(preds, refs, config)  # type: ignore[arg-type]  # objects, not strings
+        return (preds, refs, {}) if preds else None  # objects, not strings
 
 
 ANLS_STAR = _StructuredFamily(

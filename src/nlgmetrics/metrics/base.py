@@ -268,7 +268,21 @@ class Family(Generic[C, S, R]):
         sources: Any = None,
         **inputs: Any,
     ) -> StatsBatch[S]:
-        """Check the input, then run the kernel: per-segment statistics of a batch."""
+        """Check the input (:meth:`prepare`), then run the kernel: per-segment statistics of a batch."""
+        prepared = self.prepare(predictions, references, config, allow_empty, sources, inputs)
+        if prepared is None:
+            return self.empty_batch(config)
+        preds, refs, keywords = prepared
+        return self.kernel(preds, refs, config, **keywords)
+
+    def prepare(
+        self, predictions: Any, references: Any, config: C, allow_empty: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
+        """The hook every interface's input goes through: check a batch and put it in the kernel's form,
+        ``(predictions, references, keywords)`` for ``kernel(predictions, references, config, **keywords)``, or
+        ``None`` for an empty batch (where ``allow_empty`` allows one; else raise). This default takes strings
+        (:func:`~nlgmetrics._inputs.check_pairs`), the sources and the declared further inputs; a family whose
+        input is something else (tokens, numbers, structured objects, a model's inputs) overrides it."""
         extra = self.check_inputs(inputs) if inputs else {}
         preds, refs = check_pairs(
             predictions, references, allow_empty=allow_empty, single_reference=self.single_reference
@@ -277,9 +291,7 @@ class Family(Generic[C, S, R]):
             srcs = self.check_sources(sources, len(preds))
             if srcs is not None:
                 extra["sources"] = srcs
-        if not preds:
-            return self.empty_batch(config)
-        return self.kernel(preds, refs, config, **extra)
+        return (preds, refs, extra) if preds else None
 
     def check_inputs(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         """The further inputs that were given (``None`` is not given); raise naming the valid ones for others."""
@@ -374,15 +386,31 @@ class Family(Generic[C, S, R]):
         sources: Any = None,
         **inputs: Any,
     ) -> R:
-        """The functional API: statistics of the whole corpus, then the formula."""
+        """The functional API: statistics of the whole corpus, then the formula (:meth:`shortcut` first, and
+        :meth:`complete` last)."""
         # one pair (two strings, nothing else: else the checks below name what is wrong): see pair_kernel
         if type(predictions) is str and type(references) is str and self.pair_kernel and sources is None and not inputs:
             if segments or self.needs_segments(config):
                 return self.pair(predictions, references, config, segments=True)
             return self.finalize(self.stats_cls(*self.pair_kernel(predictions, references, config)), config)
+        quick = self.shortcut(predictions, references, config, segments, sources, inputs)
+        if quick is not None:
+            return quick
         batch = self.batch_stats(predictions, references, config, sources=sources, **inputs)
         keep = segments or self.needs_segments(config)
-        return self.finalize(batch.total(), config, batch if keep else None)
+        return self.complete(self.finalize(batch.total(), config, batch if keep else None), batch, config, segments)
+
+    def shortcut(
+        self, predictions: Any, references: Any, config: C, segments: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> R | None:
+        """A family's fast path of :meth:`compute`: the result of a call it can score without a batch of statistics
+        (the same statistics and sums as the general path), or ``None`` for the general path (the default)."""
+        return None
+
+    def complete(self, result: R, batch: StatsBatch[S], config: C, segments: bool) -> R:
+        """What :meth:`compute` adds to a call's result beyond :meth:`finalize` (which the stateful class shares):
+        ``batch`` is the call's statistics. The default adds nothing."""
+        return result
 
 
 #: The most configurations a family keeps (a program that builds configs from many values does not grow forever).

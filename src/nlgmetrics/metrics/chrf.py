@@ -27,8 +27,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets, one_segment
-from .._np import is_array, loaded
-from ..algorithms.native import has_native, native
+from .._np import is_array
+from ..algorithms import fastpath
+from ..algorithms.native import native
 from ..algorithms.refcache import ReferenceCache, disk_cache_set
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
@@ -343,9 +344,8 @@ def _counts_of(ref_len: np.ndarray, hyp_len: np.ndarray, orders: int, cfg: CHRFC
     return np.where(ref_count > 0, hyp_count, 0), ref_count
 
 
-#: Batches of at most this many segments are counted segment by segment by the compiled kernel, their statistics
-#: kept as Python rows: indexing their references with numpy would cost more than it saves.
-SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger batches keep the reference caches
+#: The size of the fast-path rule (read-only: :mod:`nlgmetrics.algorithms.fastpath` decides; tests use ``forced``).
+SMALL = fastpath.RULES["chrf"].rows_up_to
 
 
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
@@ -478,11 +478,6 @@ def _index_counts(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> tup
     return tuple(np.concatenate(x, axis=2) for x in (hyp_parts, ref_parts, match_parts))
 
 
-#: Whether batches beyond ``SMALL`` are counted by the compiled counter (the tests turn it off to hold it to the
-#: index path). With a cache directory (evaluate's reruns) the index path keeps the references' index instead.
-NATIVE_CORPUS = True
-
-
 def _chrf_cjk_fix(japanese: bool) -> str:
     return "its character n-grams are fine: use word_order=0 (chrF) for such text, or segment it into words first"
 
@@ -490,15 +485,14 @@ def _chrf_cjk_fix(japanese: bool) -> str:
 def _chrf_kernel(preds: list[str], refs: ReferenceSets, cfg: CHRFConfig) -> StatsBatch[CHRFStats]:
     if cfg.word_order:
         warn_unsplit_cjk("chrf", "chrF++ word", preds, refs, _chrf_cjk_fix)
-    # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path. While numpy
-    # is not loaded, a batch of any size takes the rows: importing numpy would cost a fresh process more than the
-    # columns save it (the counts and the choice of reference are the same)
-    native_ok = has_native()
-    if (len(preds) <= SMALL or loaded() is None) and native_ok and cfg.convention == "sacrebleu":
+    # the small-batch rows count as sacrebleu does; the torchmetrics convention takes the general path
+    if cfg.convention == "sacrebleu" and fastpath.rows("chrf", len(preds)) and fastpath.use_native("chrf"):
         return _small_batch(preds, refs, cfg)
     import numpy as np
 
-    if NATIVE_CORPUS and native_ok and not disk_cache_set():
+    # batches beyond the rows are counted by the compiled counter; with a cache directory (evaluate's reruns) the
+    # index path keeps the references' index instead
+    if not disk_cache_set() and fastpath.use_native("chrf.corpus"):
         hyp_c, ref_c, match_c = _native_counts(preds, refs, cfg)
     else:
         hyp_c, ref_c, match_c = _index_counts(preds, refs, cfg)

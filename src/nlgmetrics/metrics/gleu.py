@@ -24,19 +24,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets
-from ..algorithms.native import has_native, native
-from ..algorithms.ngrams import ReferenceCache, build_index, clipped_counts, vocabulary_streams
+from .._np import is_numpy_number
+from ..algorithms import fastpath
+from ..algorithms.native import native
+from ..algorithms.refcache import ReferenceCache
 from ..errors import InvalidInputError
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
 from ..text.tokenizers import resolve, tokenizer_help
 from ..text.tokenizers import tokenizer as tokenizer_of
 from .base import MAX_ORDER, Family, Result, check_integer, safe_div
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["GLEU", "GLEUConfig", "GLEUResult", "GLEUStats", "gleu", "gleu_from_stats", "sentence_gleu"]
 
@@ -55,7 +58,7 @@ class GLEUConfig:
     def __post_init__(self) -> None:
         for name in ("min_len", "max_len"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            if isinstance(value, bool) or not (isinstance(value, int) or is_numpy_number(value, "i")) or value < 1:
                 raise InvalidInputError(f"{name} must be a positive integer, got {value!r}")
             check_integer(name, value, minimum=1, maximum=MAX_ORDER)
         if self.min_len > self.max_len:
@@ -114,28 +117,30 @@ def _tokenize(lines: list[str], cfg: GLEUConfig) -> list[list[str]]:
 
 def _ngram_count(lengths: np.ndarray, cfg: GLEUConfig) -> np.ndarray:
     """The number of n-grams of orders ``min_len..max_len`` of sequences of the given lengths."""
+    import numpy as np
+
     n = np.arange(cfg.min_len, cfg.max_len + 1, dtype=np.int64)
     return np.maximum(lengths[..., None] - n + 1, 0).sum(axis=-1)
 
 
 def _reference_side(refs: ReferenceSets, cfg: GLEUConfig) -> tuple[Any, dict[Any, int]]:
+    from ..algorithms.ngrams import build_index, vocabulary_streams
+
     seg, col = refs.segments_and_columns()
     vocabulary: dict[Any, int] = {}
     streams = vocabulary_streams(_tokenize(refs.flat, cfg), seg, vocabulary, grow=True)
     return build_index(streams, len(refs), cfg.max_len, max(len(vocabulary), 1), column=col), vocabulary
 
 
-#: Batches of at most this many segments are counted segment by segment by the compiled n-gram counter (BLEU's and
-#: chrF's), their statistics kept as Python rows: the numpy reference index costs more than it saves there.
-SMALL = 128  # on fresh text the rows cost less per segment up to between 128 and 256 segments
+#: The size of the fast-path rule (read-only: :mod:`nlgmetrics.algorithms.fastpath` decides; tests use ``forced``).
+SMALL = fastpath.RULES["gleu"].rows_up_to
 
 
 def _small_batch(preds: list[str], refs: ReferenceSets, cfg: GLEUConfig) -> StatsBatch[GLEUStats]:
     """The corpus path's statistics, segment by segment: clipped matches against each reference apart, the best
     reference by ``matches / max(hypothesis n-grams, reference n-grams)`` (the first of equals, as NLTK's max())."""
     hyp, ref = _tokenize(preds, cfg), _tokenize(refs.flat, cfg)
-    starts = [] if refs.starts is None else refs.starts.tolist()
-    per_segment = native().clipped_matches(hyp, ref, starts, cfg.max_len, True)
+    per_segment = native().clipped_matches(hyp, ref, refs.offsets or [], cfg.max_len, True)
     lo, hi = cfg.min_len, cfg.max_len
 
     def grams(length: int) -> int:
@@ -162,11 +167,15 @@ def _small_batch(preds: list[str], refs: ReferenceSets, cfg: GLEUConfig) -> Stat
 
 
 def _gleu_kernel(preds: list[str], refs: ReferenceSets, cfg: GLEUConfig) -> StatsBatch[GLEUStats]:
-    if len(preds) <= SMALL and has_native():
+    if fastpath.rows("gleu", len(preds)) and fastpath.use_native("gleu"):
         try:
             return _small_batch(preds, refs, cfg)
         except UnicodeEncodeError:
             pass  # a lone surrogate has no UTF-8 form for the compiled counter: the path below counts any str
+    import numpy as np
+
+    from ..algorithms.ngrams import clipped_counts, vocabulary_streams
+
     layout = None if refs.starts is None else refs.starts.tobytes()
     key = ("gleu", cfg.tokenizer, cfg.max_len, tuple(refs.flat), layout)
     index, vocabulary = _CACHE.get(key, lambda: _reference_side(refs, cfg))

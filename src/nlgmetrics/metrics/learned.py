@@ -115,16 +115,9 @@ class LearnedFamily(Family[Any, Any, LearnedResult]):
     needs_references: bool | None = True
     needs_sources: bool | None = True
 
-    def batch_stats(
-        self,
-        predictions: Any,
-        references: Any,
-        config: Any,
-        *,
-        allow_empty: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> StatsBatch[Any]:
+    def prepare(
+        self, predictions: Any, references: Any, config: Any, allow_empty: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
         if inputs:
             self.check_inputs(inputs)
         preds = check_predictions(predictions, allow_empty=allow_empty)
@@ -154,22 +147,7 @@ class LearnedFamily(Family[Any, Any, LearnedResult]):
         check = getattr(config, "check_inputs_given", None)
         if check is not None:
             check(srcs is not None, refs is not None)
-        if n == 0:
-            return self.empty_batch(config)
-        return self.kernel(preds, refs, config, sources=srcs)  # type: ignore[call-arg,arg-type]
-
-    def compute(
-        self,
-        predictions: Any,
-        references: Any,
-        config: Any,
-        *,
-        segments: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> LearnedResult:
-        batch = self.batch_stats(predictions, references, config, sources=sources, **inputs)
-        return self.finalize(batch.total(), config, batch if segments else None)
+        return (preds, refs, {"sources": srcs}) if n else None
 
     def finalize(self, total: Any, config: Any, batch: StatsBatch[Any] | None = None) -> LearnedResult:
         result = super().finalize(total, config, batch)

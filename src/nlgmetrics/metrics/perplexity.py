@@ -46,12 +46,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .._inputs import describe
+from ..algorithms import fastpath
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
 from ..stats import Stats, StatsBatch
@@ -83,8 +84,8 @@ _TORCH_CHUNK_PER_THREAD = 1 << 18
 #: cache-sized chunks or faster (8-10% on 2 x 512 x 8,000 float32 logits), while 48 MiB of float32 and 96 MiB of
 #: float64 took 2.5x longer in one call than in chunks (torchmetrics' single call included).
 _TORCH_ONE_CALL_BYTES = 32 << 20
-#: Batches of at most this many sequences keep their statistics as rows (summed in Python), larger ones as columns.
-_SMALL = 2
+#: The size of the fast-path rule ``perplexity`` (read-only: :mod:`nlgmetrics.algorithms.fastpath` decides).
+_SMALL = fastpath.RULES["perplexity"].rows_up_to
 _NUM_BYTES = frozenset({"num_bytes"})
 
 
@@ -754,12 +755,15 @@ def _perplexity_kernel(
     predictions: Any, references: Any, cfg: PerplexityConfig, *, num_bytes: Any = None
 ) -> StatsBatch[PerplexityStats]:
     """Per-sequence statistics of a batch of logits and targets, or of per-token log-probabilities."""
+    lists = _tensor_lists(predictions, references, cfg, num_bytes)  # logits and targets as tensors: checked in torch
+    if lists is not None:
+        return StatsBatch.from_lists(PerplexityStats, lists)
     if _no_targets(references):
         nll, lengths = _logprob_batch(predictions)
     else:
         nll, lengths = _logit_batch(predictions, references, cfg)
     n = len(lengths)
-    if n <= _SMALL:  # a few sequences: one row each, summed in Python (no numpy column to build and sum)
+    if fastpath.rows("perplexity", n):  # a few sequences: one row each, summed in Python (no numpy column)
         sums = _per_sequence_sums(nll, lengths).tolist()
         byte_list = [0] * n if num_bytes is None else _check_num_bytes(num_bytes, n).tolist()
         known_one = 0 if num_bytes is None else 1
@@ -799,20 +803,9 @@ def _first(predictions: Any) -> Any:
 class _NumericFamily(Family[PerplexityConfig, PerplexityStats, PerplexityResult]):
     """A family whose input is numbers (logits, target ids, log-probabilities), not text: it checks its own."""
 
-    def batch_stats(
-        self,
-        predictions: Any,
-        references: Any,
-        config: PerplexityConfig,
-        *,
-        allow_empty: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> StatsBatch[PerplexityStats]:
-        if sources is None and inputs.keys() <= _NUM_BYTES:  # logits and targets as tensors: checked in torch
-            lists = _tensor_lists(predictions, references, config, inputs.get("num_bytes"))
-            if lists is not None:
-                return StatsBatch.from_lists(PerplexityStats, lists)
+    def prepare(
+        self, predictions: Any, references: Any, config: Any, allow_empty: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
         extra = self.check_inputs(inputs)
         self.check_sources(sources, 0)
         if predictions is None:
@@ -824,37 +817,30 @@ class _NumericFamily(Family[PerplexityConfig, PerplexityStats, PerplexityResult]
                 "compute them with the model, then call nlgmetrics.perplexity or `nlgmetrics perplexity` (text "
                 "files given to evaluate cannot be scored)"
             )
-        if _n_sequences(predictions) == 0:
-            if not allow_empty:
-                raise InvalidInputError("predictions are empty: there is no sequence to score")
-            return self.empty_batch(config)
-        return _perplexity_kernel(predictions, references, config, **extra)
+        n = _n_sequences(predictions)
+        if n == 0 and not allow_empty:
+            raise InvalidInputError("predictions are empty: there is no sequence to score")
+        return (predictions, references, extra) if n else None  # numbers, not text
 
-    def compute(
-        self,
-        predictions: Any,
-        references: Any,
-        config: PerplexityConfig,
-        *,
-        segments: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> PerplexityResult:
-        if not segments and sources is None and inputs.keys() <= _NUM_BYTES and not self.needs_segments(config):
-            # a small batch of CPU tensors, or tensors on a GPU: the total straight from the lists, as
-            # StatsBatch.total() sums them
-            lists = _tensor_lists(predictions, references, config, inputs.get("num_bytes"))
-            if lists is not None:
-                nll = lists["nll"]
-                total = PerplexityStats(
-                    nll=nll[0] if len(nll) == 1 else math.fsum(nll),
-                    tokens=sum(lists["tokens"]),
-                    bytes=sum(lists["bytes"]),
-                    sequences=len(nll),
-                    sequences_with_bytes=sum(lists["sequences_with_bytes"]),
-                )
-                return self.finalize(total, config)
-        return super().compute(predictions, references, config, segments=segments, sources=sources, **inputs)
+    def shortcut(
+        self, predictions: Any, references: Any, config: Any, segments: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> PerplexityResult | None:
+        if segments or sources is not None or not inputs.keys() <= _NUM_BYTES or self.needs_segments(config):
+            return None
+        # a small batch of CPU tensors, or tensors on a GPU: the total straight from the lists, as
+        # StatsBatch.total() sums them
+        lists = _tensor_lists(predictions, references, config, inputs.get("num_bytes"))
+        if lists is None:
+            return None
+        nll = lists["nll"]
+        total = PerplexityStats(
+            nll=nll[0] if len(nll) == 1 else math.fsum(nll),
+            tokens=sum(lists["tokens"]),
+            bytes=sum(lists["bytes"]),
+            sequences=len(nll),
+            sequences_with_bytes=sum(lists["sequences_with_bytes"]),
+        )
+        return self.finalize(total, config)
 
 
 PERPLEXITY = _NumericFamily(

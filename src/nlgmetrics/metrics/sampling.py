@@ -31,7 +31,7 @@ Statistics are sums of per-problem values and a count, so batches, processes and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -233,24 +233,15 @@ def pass_at_k_from_stats(stats: PassAtKStats, cfg: PassAtKConfig) -> PassAtKResu
 class _CountsFamily(Family[Any, Any, Any]):
     """A family whose inputs are counts or per-sample correctness (pass@k, G-Pass@k), not text."""
 
-    def batch_stats(
-        self,
-        predictions: Any,
-        references: Any,
-        config: Any,
-        *,
-        allow_empty: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> StatsBatch[Any]:
+    def prepare(
+        self, predictions: Any, references: Any, config: Any, allow_empty: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
         self.check_inputs(inputs)
         self.check_sources(sources, 0)
         n, c = sample_counts(predictions, references)
-        if len(n) == 0:
-            if not allow_empty:
-                raise InvalidInputError("there are no problems to score (an empty corpus)")
-            return self.empty_batch(config)
-        return self.kernel(n, c, config)  # type: ignore[arg-type]
+        if len(n) == 0 and not allow_empty:
+            raise InvalidInputError("there are no problems to score (an empty corpus)")
+        return (n, c, {}) if len(n) else None  # counts, not text
 
     def segment_scores(self, batch: StatsBatch[Any], config: Any) -> tuple[Any, ...]:  # type: ignore[override]
         return tuple(self.formula(s, config).score for s in batch)
@@ -487,16 +478,9 @@ def maj_at_n_from_stats(stats: MajAtNStats, cfg: MajAtNConfig) -> MajAtNResult:
 class _SamplesFamily(Family[MajAtNConfig, MajAtNStats, MajAtNResult]):
     """maj@n: each problem's sampled answers (a list of strings) and its gold answer (one string)."""
 
-    def batch_stats(
-        self,
-        predictions: Any,
-        references: Any,
-        config: MajAtNConfig,
-        *,
-        allow_empty: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> StatsBatch[MajAtNStats]:
+    def prepare(
+        self, predictions: Any, references: Any, config: Any, allow_empty: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
         self.check_inputs(inputs)
         self.check_sources(sources, 0)
         rows = _as_sequence(predictions, "predictions")
@@ -528,11 +512,9 @@ class _SamplesFamily(Family[MajAtNConfig, MajAtNStats, MajAtNResult]):
                     "as lighteval)"
                 )
             gold_list.append(g)
-        if not samples:
-            if not allow_empty:
-                raise InvalidInputError("there are no problems to score (an empty corpus)")
-            return self.empty_batch(config)
-        return _maj_kernel(samples, gold_list, config)
+        if not samples and not allow_empty:
+            raise InvalidInputError("there are no problems to score (an empty corpus)")
+        return (samples, gold_list, {}) if samples else None  # lists of answers, not text
 
 
 MAJ_AT_N = _SamplesFamily(

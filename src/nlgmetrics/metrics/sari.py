@@ -58,8 +58,8 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._inputs import ReferenceSets
-from .._np import loaded
-from ..algorithms.native import has_native, native
+from ..algorithms import fastpath
+from ..algorithms.native import native
 from ..algorithms.refcache import ReferenceCache
 from ..errors import InvalidInputError
 from ..signature import sig_field
@@ -352,10 +352,9 @@ def _ngram_table(ids: np.ndarray, lengths: np.ndarray, seg: np.ndarray, n_seg: i
     return grams, np.concatenate(source_group), *(x.reshape(n_groups) for x in (added, add_good, add_all))
 
 
-#: Batches of at most this many segments are scored segment by segment in plain Python (dicts of n-grams, as the
-#: script does, without its string joins and Counter copies): below it, the vectorised kernel's fixed cost (a few
-#: dozen numpy calls) is more than the work; above it, the vectorised kernel is faster per segment.
-SMALL = 4
+#: Without the compiled kernel, batches of at most this many segments are scored segment by segment in plain
+#: Python (read-only: the rule ``sari.python`` of :mod:`nlgmetrics.algorithms.fastpath` decides; tests use ``forced``).
+SMALL = fastpath.RULES["sari.python"].rows_up_to
 
 
 def _tokens(lines: list[str], cfg: SARIConfig) -> list[list[str]]:
@@ -452,11 +451,11 @@ def _sari_kernel(
     preds: list[str], refs: ReferenceSets, cfg: SARIConfig, *, sources: list[str]
 ) -> StatsBatch[SARIStats]:
     n_seg = len(preds)
-    if has_native():
+    if fastpath.use_native("sari"):
         batch = _native_batch(preds, refs, cfg, sources)
         if batch is not None:
             return batch
-    if n_seg <= SMALL:
+    if fastpath.rows("sari.python", n_seg):
         return _small_batch(preds, refs, cfg, sources)
     return _numpy_batch(preds, refs, cfg, sources)
 
@@ -487,7 +486,8 @@ def _native_batch(
         text = f"{src_text}\n{tokenized(preds)}\n{ref_text}"
     if text.count("\n") != n_src_refs + len(preds) - 1:  # never, as the tokenizers keep one line per sentence
         return None
-    lists = loaded() is None  # numpy not loaded: Python lists, which a fresh process scoring a few segments keeps
+    # numpy not loaded: Python lists, which a fresh process scoring a few segments keeps
+    lists = not fastpath.numpy_loaded()
     try:
         parts = native().sari_segments(text, refs.count_list(), cfg.tokenizer == "none", lists)
     except (TypeError, UnicodeError):  # a lone surrogate: the str has no UTF-8 form

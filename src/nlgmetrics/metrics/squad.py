@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from .._inputs import ReferenceSets, _as_list, check_paired, describe
+from ..algorithms import fastpath
 from ..algorithms.overlap import bag_overlap, codepoint_column, encode_words, longest_common_substring
 from ..errors import InvalidInputError, unknown_option
 from ..signature import sig_field
@@ -379,10 +380,10 @@ def _pair_scores(
     raise AssertionError(convention)
 
 
-#: Up to this many (prediction, answer) pairs, Python's Counter is faster than the numpy passes (same numbers).
-_SMALL = 32
-#: Up to this many questions, the kernel goes question by question in Python (see :func:`_raw_small`).
-_SMALL_QUESTIONS = 8
+#: The sizes of the fast-path rules ``squad.pairs`` and ``squad.questions`` (read-only:
+#: :mod:`nlgmetrics.algorithms.fastpath` decides; tests use ``forced``).
+_SMALL = fastpath.RULES["squad.pairs"].rows_up_to
+_SMALL_QUESTIONS = fastpath.RULES["squad.questions"].rows_up_to
 
 
 def _pair_small(p: str, g: str, chars: bool, empty_rule: bool) -> float:
@@ -412,7 +413,7 @@ def _bag_scores(
 ) -> tuple[np.ndarray, np.ndarray]:
     """EM (normalised equality) and F1 over the bags of words (or characters) of the normalised texts; each
     distinct normalised text is encoded once, and EM compares their indices."""
-    if len(pair_pred) <= _SMALL:
+    if fastpath.rows("squad.pairs", len(pair_pred)):
         return _bag_scores_small(p_norm, g_norm, chars, pair_pred, pair_gold, empty_rule)
     texts = list(dict.fromkeys(itertools.chain(p_norm, g_norm)))
     index = {t: k for k, t in enumerate(texts)}
@@ -449,7 +450,7 @@ def _qa_kernel(
 ) -> StatsBatch[SquadStats]:
     n = len(preds)
     conv = cfg.convention
-    if n <= _SMALL_QUESTIONS and conv in ("squad-v1", "torchmetrics", "squad-v2", "jsquad"):
+    if conv in ("squad-v1", "torchmetrics", "squad-v2", "jsquad") and fastpath.rows("squad.questions", n):
         raw_e, raw_f = _raw_small(preds, refs, conv)
         return _columns(preds, refs.counts() > 0, np.array(raw_e).astype(np.int64), np.array(raw_f), probs, cfg)
     counts = refs.counts()
@@ -582,25 +583,16 @@ class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
     """The QA family: answers may be an empty list (squad-v2, jsquad), predictions may carry a no-answer
     probability, and the best-threshold search runs on the per-question columns."""
 
-    def batch_stats(
-        self,
-        predictions: Any,
-        references: Any,
-        config: SquadConfig,
-        *,
-        allow_empty: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> StatsBatch[SquadStats]:
+    def prepare(
+        self, predictions: Any, references: Any, config: Any, allow_empty: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
         na_probs = self.check_inputs(inputs).get("na_probs")
         self.check_sources(sources, 0)
         if isinstance(predictions, Mapping) and isinstance(references, Mapping):
             # one question as a single SQuAD dict on each side, as torchmetrics' SQuAD and squad() accept
             predictions, references = [predictions], [references]
         preds, refs, probs = check_qa_input(predictions, references, config, na_probs, allow_empty=allow_empty)
-        if not preds:
-            return self.empty_batch(config)
-        return _qa_kernel(preds, refs, config, probs)
+        return (preds, refs, {"probs": probs}) if preds else None
 
     def needs_segments(self, config: SquadConfig) -> bool:
         return config.convention in NO_ANSWER and config.best_thresh
@@ -630,19 +622,11 @@ class SquadFamily(Family[SquadConfig, SquadStats, SquadResult]):
             result, best_exact=best_exact, best_exact_thresh=exact_t, best_f1=best_f1, best_f1_thresh=f1_t
         )
 
-    def compute(  # type: ignore[override]
-        self,
-        predictions: Any,
-        references: Any,
-        config: SquadConfig,
-        *,
-        segments: bool = False,
-        sources: Any = None,
-        **inputs: Any,
+    def complete(
+        self, result: SquadResult, batch: StatsBatch[SquadStats], config: SquadConfig, segments: bool
     ) -> SquadResult:
-        batch = self.batch_stats(predictions, references, config, sources=sources, **inputs)
-        keep = segments or self.needs_segments(config)
-        result = self.finalize(batch.total(), config, batch if keep else None)
+        """A call's result: per-question scores only when asked for (the best-threshold search keeps them), and
+        the scripts' own sums in input order."""
         changes: dict[str, Any] = {} if segments else {"segments": None}
         if config.convention in _SUMMED_IN_ORDER and len(batch):
             changes["script_sums"] = _sums_in_order(batch)

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from .._np import loaded
+from ..algorithms import fastpath
 from ..errors import MissingDependencyError, unknown_option
 
 #: The sacrebleu release whose tokenizers (and signature format) the machine-translation metrics reproduce.
@@ -159,12 +159,10 @@ def _step_dash_after_digit(text: str) -> str:
     return _isolate(text, hits)
 
 
-#: From this many characters on, steps 2-4 run vectorised (:func:`_steps_2_to_4_numpy`); below, numpy's fixed
-#: costs outweigh the loops.
-_NUMPY_FROM = 4096
-#: While numpy is not loaded, the loops run up to this many characters: importing numpy costs a fresh process about
-#: what they take on a million characters of English text (Chinese text, with few ASCII periods and commas, far less).
-_IMPORT_NUMPY_FROM = 1 << 20
+#: From this many characters on, steps 2-4 run vectorised (:func:`_steps_2_to_4_numpy`); while numpy is not loaded,
+#: from the second (read-only: the rule ``mt13a.chars`` of :mod:`nlgmetrics.algorithms.fastpath` decides).
+_NUMPY_FROM = fastpath.RULES["mt13a.chars"].rows_up_to + 1
+_IMPORT_NUMPY_FROM = (fastpath.RULES["mt13a.chars"].rows_while_unloaded or 0) + 1
 
 
 def _steps_2_to_4_numpy(text: str, digits: frozenset[str] = _DIGITS_NL) -> str:
@@ -232,7 +230,7 @@ def _regexp_steps(text: str, digits: frozenset[str] = _DIGITS_NL) -> str:
     the default, "\\n" (the line separator of a joined batch) never takes part in a match. A single line that
     holds a "\\n" of its own passes ``_DIGITS``, as sacrebleu's ``[^0-9]`` matches it."""
     text = " ".join(_PUNCT_13A.split(text))
-    if len(text) >= _NUMPY_FROM and (len(text) >= _IMPORT_NUMPY_FROM or loaded() is not None):
+    if not fastpath.rows("mt13a.chars", len(text)):
         return _steps_2_to_4_numpy(text, digits)
     return _step_dash_after_digit(_step_before_non_digit(_step_after_non_digit(text, digits), digits))
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..._inputs import ReferenceSets
-from ..._np import loaded
-from ...algorithms.native import has_native, native
+from ...algorithms import fastpath
+from ...algorithms.native import native
 from ...algorithms.refcache import ReferenceCache, disk_cache_set
 from ...errors import InvalidInputError
 from ...stats import StatsBatch
@@ -116,20 +116,16 @@ def _token_settings(cfg: BLEUConfig) -> tuple[Any, ...]:
     return (cfg.convention == "moses" and cfg.lowercase, cfg.lowercase, cfg.tokenizer)
 
 
-#: Batches of at most this many segments are counted segment by segment by the compiled kernel, their statistics
-#: kept as Python rows: indexing their references with numpy would cost more than it saves.
-SMALL = 32  # on fresh text rows cost less up to ~128-256 segments, but larger batches keep the reference caches
-#: Under the 13a tokenizer, batches of at most this many segments keep their statistics as Python rows (their
-#: per-segment results come from rows cheaper than from numpy columns); larger ones get numpy columns.
-ROWS_13A = 256
-#: Whether the 13a tokenizer's batches go to the compiled one-pass kernel (``_native.bleu_13a``: tokens and
-#: clipped counts at once, at every batch size). The tests turn it off to hold it to the numpy path.
-NATIVE_13A = True
+#: The sizes of the fast-path rules (read-only: :mod:`nlgmetrics.algorithms.fastpath` decides; tests use ``forced``).
+SMALL = fastpath.RULES["bleu"].rows_up_to
+ROWS_13A = fastpath.RULES["bleu.13a-rows"].rows_up_to
 
 
 def _uses_native_13a(cfg: BLEUConfig) -> bool:
-    # with a cache directory (evaluate's reruns) the references' tokens come from disk: the numpy path reads them
-    return NATIVE_13A and cfg.tokenizer == "13a" and not disk_cache_set() and has_native()
+    # the 13a tokenizer's batches go to the compiled one-pass kernel (``_native.bleu_13a``: tokens and clipped counts
+    # at once, at every batch size); with a cache directory (evaluate's reruns) the references' tokens come from
+    # disk: the numpy path reads them
+    return cfg.tokenizer == "13a" and not disk_cache_set() and fastpath.use_native("bleu.13a")
 
 
 def _closest_lengths(
@@ -228,7 +224,7 @@ def _native_13a(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig, orders: 
     Python rows for small batches, and at any size while numpy is not loaded; numpy columns otherwise."""
     flat, hyp_lens, ref_lens = native().bleu_13a(_lower(preds, cfg), _lower(refs.flat, cfg), refs.offsets or [], orders)
     n_seg = len(preds)
-    if (n_seg <= ROWS_13A or loaded() is None) and cfg.average != "sentence":
+    if fastpath.rows("bleu.13a-rows", n_seg) and cfg.average != "sentence":
         n = cfg.order  # the orders the statistics keep (the kernel may count a 5th for NLTK's tail)
         if orders == n:
             matches = [tuple(flat[i : i + n]) for i in range(0, n_seg * n, n)]
@@ -259,10 +255,8 @@ def _bleu_kernel(preds: list[str], refs: ReferenceSets, cfg: BLEUConfig) -> Stat
     orders = max(cfg.order, _TAIL_ORDER) if cfg.needs_tail5 else cfg.order
     if _uses_native_13a(cfg):
         return _native_13a(preds, refs, cfg, orders)
-    # average="sentence" also needs each segment's own BLEU (sentence_sum), which the corpus path computes. While
-    # numpy is not loaded, a batch of any size is counted by the small-batch counter: importing numpy would cost a
-    # fresh process more than the reference index saves it (the counts are the same)
-    if (n_seg <= SMALL or loaded() is None) and has_native() and cfg.average != "sentence":
+    # average="sentence" also needs each segment's own BLEU (sentence_sum), which the corpus path computes
+    if cfg.average != "sentence" and fastpath.rows("bleu", n_seg) and fastpath.use_native("bleu"):
         return _small_batch(preds, refs, cfg, orders)
     import numpy as np
 

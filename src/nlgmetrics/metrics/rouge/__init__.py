@@ -49,7 +49,7 @@ from operator import add
 from typing import TYPE_CHECKING, Any
 
 from ..._inputs import ReferenceSets, check_pairs
-from ..._np import loaded
+from ...algorithms import fastpath
 from ...stats import StatsBatch
 from ...text.coverage import flagged, warn_flagged
 from ...text.rouge_tokenize import ascii_kept_fraction
@@ -203,17 +203,20 @@ def _parallel_columns(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -
     return np.concatenate(results, axis=0)
 
 
-#: Batches of at most this many segments keep their statistics as Python rows (no numpy arrays). Functional calls
-#: on small batches skip this kernel (``RougeFamily.compute``); for the ``update()`` of a training batch (16-64
-#: pairs) summing numpy columns costs less than summing rows.
-_SMALL = 8
+#: The size of the fast-path rule ``rouge.kernel`` (read-only: :mod:`nlgmetrics.algorithms.fastpath` decides).
+_SMALL = fastpath.RULES["rouge.kernel"].rows_up_to
 
 
 def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> StatsBatch[RougeStats]:
     _warn_dropped(preds, refs, cfg)
+    set_based = cfg.scoring in ("pltrdy", "llamafactory")  # set-based counting of those packages: rouge/sets.py
+    if not set_based and fastpath.rows("rouge.kernel", len(preds)):
+        # per segment: hi P, R, F then low P, R, F, each a tuple over the types (no numpy: a one-pair update)
+        rows = [RougeStats(*row, 1) for row in rouge_columns(preds, refs, cfg, grid=_GRID, rows=True)]  # type: ignore[call-arg]
+        return StatsBatch.from_rows(RougeStats, rows)
     import numpy as np
 
-    if cfg.scoring in ("pltrdy", "llamafactory"):  # set-based counting of those packages: metrics/rouge/sets.py
+    if set_based:
         from .sets import set_rouge_columns
 
         cols = set_rouge_columns(preds, refs, cfg)
@@ -221,10 +224,6 @@ def _rouge_kernel(preds: list[str], refs: ReferenceSets, cfg: RougeConfig) -> St
         for j, m in enumerate(_MEASURES):
             hi = np.rint(cols[m] * _GRID) / _GRID
             scores[:, :, j], scores[:, :, 3 + j] = hi, cols[m] - hi  # both exact: hi + low == value
-    elif len(preds) <= _SMALL:
-        # per segment: hi P, R, F then low P, R, F, each a tuple over the types
-        rows = [RougeStats(*row, 1) for row in rouge_columns(preds, refs, cfg, grid=_GRID, rows=True)]  # type: ignore[call-arg]
-        return StatsBatch.from_rows(RougeStats, rows)
     elif cfg.workers > 1 and len(preds) >= PARALLEL_MIN_SEGMENTS:
         scores = _parallel_columns(preds, refs, cfg)
     else:
@@ -295,7 +294,7 @@ def _new_result(
 
 def _segment_rows(batch: StatsBatch[RougeStats]) -> Iterator[tuple[Any, ...]]:
     """Each segment's statistics as plain values, in field order (from Python lists, not numpy scalars)."""
-    if len(batch) <= _SMALL:
+    if fastpath.rows("rouge.kernel", len(batch)):  # the kernel's rows
         for seg in batch:
             yield tuple(getattr(seg, name) for name in RougeStats.field_names())
         return
@@ -314,17 +313,18 @@ def _segment_dicts(rows: Iterable[Sequence[Any]], types: Sequence[str]) -> tuple
 
 #: The compiled scorings (the set-based ones are in metrics/rouge/sets.py).
 _COMPILED = frozenset(("rouge-score", "rouge155"))
-#: Calls on at most this many segments take the small-batch path of :meth:`RougeFamily.compute`.
-SMALL_CALL = 1024
+#: Calls on at most this many segments take the small-batch path of :meth:`RougeFamily.shortcut` (read-only: the
+#: rule ``rouge.call`` of :mod:`nlgmetrics.algorithms.fastpath` decides).
+SMALL_CALL = fastpath.RULES["rouge.call"].rows_up_to
 
 
 def _row_path(n: int, config: RougeConfig) -> bool:
     """Whether a call on ``n`` segments goes from the kernel's rows to the formula: small calls always; larger ones
     only while numpy is not loaded (importing it would cost a fresh process more than the rows cost a corpus) and
     the batch is not spread over worker processes. Both paths sum the same values with ``math.fsum``."""
-    if n <= SMALL_CALL:
-        return True
-    return loaded() is None and (config.workers == 1 or n < PARALLEL_MIN_SEGMENTS)
+    if not fastpath.rows("rouge.call", n):
+        return False
+    return n <= SMALL_CALL or config.workers == 1 or n < PARALLEL_MIN_SEGMENTS
 
 
 class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
@@ -335,41 +335,34 @@ class RougeFamily(Family[RougeConfig, RougeStats, RougeResult]):
             return ()
         return _segment_dicts(_segment_rows(batch), config.rouge_types)
 
-    def compute(
-        self,
-        predictions: Any,
-        references: Any,
-        config: RougeConfig,
-        *,
-        segments: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> RougeResult:
-        """The functional API. A call on a few segments (one pair as a reward, a training batch) goes from the
-        compiled kernel's per-segment rows straight to the formula: the same statistics and the same sums as the
-        general path (``StatsBatch.total``'s ``math.fsum``), without the batch of statistics objects around them."""
+    def shortcut(
+        self, predictions: Any, references: Any, config: Any, segments: bool, sources: Any, inputs: Mapping[str, Any]
+    ) -> RougeResult | None:
+        """A call on a few segments (one pair as a reward, a training batch) goes from the compiled kernel's
+        per-segment rows straight to the formula: the same statistics and the same sums as the general path
+        (``StatsBatch.total``'s ``math.fsum``), without the batch of statistics objects around them."""
         kind = type(predictions)
         if (
-            (kind is str or (kind is list and _row_path(len(predictions), config)))
-            and sources is None
-            and not inputs
-            and config.scoring in _COMPILED
-            and not config.bootstrap_samples
+            not (kind is str or (kind is list and _row_path(len(predictions), config)))
+            or sources is not None
+            or inputs
+            or config.scoring not in _COMPILED
+            or config.bootstrap_samples
         ):
-            preds, refs = check_pairs(predictions, references)
-            _warn_dropped(preds, refs, config)
-            rows = rouge_columns(preds, refs, config, grid=_GRID, rows=True)
-            n = len(rows)
-            if n == 1:
-                total = RougeStats(*rows[0], 1)  # type: ignore[call-arg]
-            else:  # as StatsBatch.total sums rows: math.fsum per type
-                sums = [tuple([math.fsum(c) for c in zip(*m, strict=True)]) for m in zip(*rows, strict=True)]
-                total = RougeStats(*sums, n)  # type: ignore[call-arg,arg-type]
-            result = self.finalize(total, config)
-            if segments:
-                object.__setattr__(result, "segments", _segment_dicts([(*row, 1) for row in rows], config.rouge_types))
-            return result
-        return super().compute(predictions, references, config, segments=segments, sources=sources, **inputs)
+            return None
+        preds, refs = check_pairs(predictions, references)
+        _warn_dropped(preds, refs, config)
+        rows = rouge_columns(preds, refs, config, grid=_GRID, rows=True)
+        n = len(rows)
+        if n == 1:
+            total = RougeStats(*rows[0], 1)  # type: ignore[call-arg]
+        else:  # as StatsBatch.total sums rows: math.fsum per type
+            sums = [tuple([math.fsum(c) for c in zip(*m, strict=True)]) for m in zip(*rows, strict=True)]
+            total = RougeStats(*sums, n)  # type: ignore[call-arg,arg-type]
+        result = self.finalize(total, config)
+        if segments:
+            object.__setattr__(result, "segments", _segment_dicts([(*row, 1) for row in rows], config.rouge_types))
+        return result
 
     def needs_segments(self, config: RougeConfig) -> bool:
         return config.bootstrap_samples > 0
