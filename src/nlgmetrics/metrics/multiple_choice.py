@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -345,16 +345,15 @@ def _first_nan_or_max(values: np.ndarray, offsets: np.ndarray, sizes: np.ndarray
 class _ChoiceFamily(Family[MultipleChoiceConfig, MultipleChoiceStats, MultipleChoiceResult]):
     """Log-likelihoods and gold indices, not text: the family checks its own inputs."""
 
-    def batch_stats(
+    def prepare(
         self,
         predictions: Any,
         references: Any,
         config: MultipleChoiceConfig,
-        *,
-        allow_empty: bool = False,
-        sources: Any = None,
-        **inputs: Any,
-    ) -> StatsBatch[MultipleChoiceStats]:
+        allow_empty: bool,
+        sources: Any,
+        inputs: Mapping[str, Any],
+    ) -> tuple[Any, Any, dict[str, Any]] | None:
         extra = self.check_inputs(inputs)
         self.check_sources(sources, 0)
         if isinstance(predictions, str) or (
@@ -367,8 +366,8 @@ class _ChoiceFamily(Family[MultipleChoiceConfig, MultipleChoiceStats, MultipleCh
         if len(_rows(predictions, "loglikelihoods")) == 0:
             if not allow_empty:
                 raise InvalidInputError("loglikelihoods is empty: there are no documents to score")
-            return self.empty_batch(config)
-        return _mc_kernel(predictions, references, config, **extra)
+            return None
+        return predictions, references, extra
 
 
 MULTIPLE_CHOICE = _ChoiceFamily(
