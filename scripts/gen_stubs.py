@@ -249,7 +249,9 @@ def _stateful_class(cls_name: str, family: Any, imports: _Imports) -> str:
 def _typed_function(name: str, fn: Any, family: Any, imports: _Imports) -> str:
     """One line: ``def name(<runtime parameters>, *, <config fields>) -> Result: ...``."""
     home = fn.__module__
-    namespace = fn.__globals__
+    # a function a family declares with Family.function is defined in base.py but belongs to the family's module:
+    # its annotations name that module's classes (its result)
+    namespace = {**fn.__globals__, **vars(sys.modules[home])}
     params = list(inspect.signature(fn).parameters.values())
     explicit = {p.name for p in params if p.kind is not p.VAR_KEYWORD}
     parts: list[str] = []

@@ -77,13 +77,12 @@ UNIGRAM_PRECISION: Family[UnigramPrecisionConfig, UnigramPrecisionStats, Unigram
 )
 
 
-def unigram_precision(
-    predictions: Any, references: Any, *, preset: str | None = None, segments: bool = False, **options: Any
-) -> UnigramPrecisionResult:
+unigram_precision = UNIGRAM_PRECISION.function(
+    "unigram_precision",
+    __name__,
     """The share of prediction words found in the references (clipped counts), over the corpus.
 
     >>> unigram_precision(["the cat sat on the mat"], [["the cat is on a mat"]]).score
     0.6666666666666666
-    """
-    config = UNIGRAM_PRECISION.make_config(preset, **options)
-    return UNIGRAM_PRECISION.compute(predictions, references, config, segments=segments)
+    """,
+)

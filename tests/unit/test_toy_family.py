@@ -1,4 +1,4 @@
-"""A new family is one module plus its catalogue line: ``tests/toy/unigram_precision.py`` (unigram precision, 89
+"""A new family is one module plus its catalogue line: ``tests/toy/unigram_precision.py`` (unigram precision, 88
 lines: config, statistics, kernel, formula, declaration and its function) and the one :class:`Entry` below. With no
 other source edit, every interface serves it: the function under ``nlgmetrics.``, the stateful class (split and
 merged), the torchmetrics adapter, the subcommand with a flag per config field, ``evaluate`` and ``load()``."""

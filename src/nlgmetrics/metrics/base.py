@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from .._inputs import ReferenceSets, check_pairs, check_predictions
@@ -368,6 +368,31 @@ class Family(Generic[C, S, R]):
         if found is None and self.stats_check is not None:
             found = self.stats_check(values, config)
         return found
+
+    def function(self, name: str, module: str, doc: str, *, segments: bool = False) -> Callable[..., R]:
+        """The family's public function ``name(predictions, references, *, preset=None, segments=..., **options)``:
+        the config from ``preset`` and ``options`` (:meth:`make_config`), then :meth:`compute`. A family module
+        declares it in one statement, ``chrf = CHRF.function("chrf", __name__, doc)``, and it belongs to that
+        module (``__module__``): its doctests run there, it pickles under that name, and the typed stubs give it
+        the family's options. ``segments`` is the default of ``segments=``; the return type is the formula's."""
+        family = self
+        default = segments
+
+        def function(
+            predictions: Sequence[str] | str,
+            references: Sequence[str | Sequence[str]] | str,
+            *,
+            preset: str | None = None,
+            segments: bool = default,
+            **options: Any,
+        ) -> R:
+            return family.compute(predictions, references, family.make_config(preset, **options), segments=segments)
+
+        function.__name__ = function.__qualname__ = name
+        function.__module__ = module
+        function.__doc__ = doc
+        function.__annotations__["return"] = getattr(self.formula, "__annotations__", {}).get("return", "Any")
+        return function
 
     def config_signature(self, config: C) -> str:
         """The signature of ``config`` as results show it: every setting that changes a number, a local model

@@ -560,23 +560,17 @@ CHRF: Family[CHRFConfig, CHRFStats, CHRFResult] = Family(
 )
 
 
-def chrf(
-    predictions: Sequence[str] | str,
-    references: Sequence[str | Sequence[str]] | str,
-    *,
-    preset: str | None = None,
-    segments: bool = False,
-    **options: Any,
-) -> CHRFResult:
+chrf = CHRF.function(
+    "chrf",
+    __name__,
     """Corpus chrF (chrF++ with ``word_order=2`` or ``preset="chrf++"``), identical to sacrebleu 2.6.
 
     >>> round(chrf(["the cat sat on the mat"], ["the cat is on the mat"]).score, 4)
     64.5779
     >>> chrf(["the cat sat on the mat"], ["the cat is on the mat"], preset="chrf++").name
     'chrF2++'
-    """
-    cfg = CHRF.make_config(preset, **options)
-    return CHRF.compute(predictions, references, cfg, segments=segments)
+    """,
+)
 
 
 def sentence_chrf(

@@ -279,14 +279,9 @@ CIDER = CiderFamily(
 )
 
 
-def cider(
-    predictions: Sequence[str] | str,
-    references: Sequence[str | Sequence[str]] | str,
-    *,
-    preset: str | None = None,
-    segments: bool = True,
-    **options: Any,
-) -> CiderResult:
+cider = CIDER.function(
+    "cider",
+    __name__,
     """CIDEr-D (default, pycocoevalcap's ``Cider``) or CIDEr (``preset="cider"``) of a corpus of captions.
 
     ``references`` holds one string or a list of strings per image. The document frequencies come from these
@@ -303,6 +298,6 @@ def cider(
     (2.172097, [1.992776, 2.706121, 1.817392])
     >>> round(cider(preds, refs, preset="cider").score, 6)  # the original CIDEr: no clipping, no length penalty
     2.227358
-    """
-    cfg = CIDER.make_config(preset, **options)
-    return CIDER.compute(predictions, references, cfg, segments=segments)
+    """,
+    segments=True,
+)

@@ -27,8 +27,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -170,14 +169,9 @@ def eed_from_stats(stats: NLSStats, cfg: EEDConfig) -> EEDResult:
 EED = closest_reference_family("eed", EEDConfig, eed_from_stats, _eed_kernel, preset="torchmetrics")
 
 
-def eed(
-    predictions: Sequence[str] | str,
-    references: Sequence[str | Sequence[str]] | str,
-    *,
-    preset: str | None = None,
-    segments: bool = False,
-    **options: Any,
-) -> EEDResult:
+eed = EED.function(
+    "eed",
+    __name__,
     """Extended Edit Distance, torchmetrics' ``extended_edit_distance``: the mean of the sentence scores
     (``reduction="sum"`` or ``None`` for the sum or one score per segment). ``options``: ``language``, ``alpha``,
     ``rho``, ``deletion``, ``insertion``.
@@ -185,8 +179,8 @@ def eed(
     >>> round(eed(["this is the prediction", "here is an other sample"],
     ...           ["this is the reference", "here is another one"]).score, 4)
     0.3078
-    """
-    return EED.compute(predictions, references, EED.make_config(preset, **options), segments=segments)
+    """,
+)
 
 
 extended_edit_distance = eed

@@ -230,14 +230,9 @@ GLEU: Family[GLEUConfig, GLEUStats, GLEUResult] = Family(
 )
 
 
-def gleu(
-    predictions: Sequence[str] | str,
-    references: Sequence[str | Sequence[str]] | str,
-    *,
-    preset: str | None = None,
-    segments: bool = False,
-    **options: Any,
-) -> GLEUResult:
+gleu = GLEU.function(
+    "gleu",
+    __name__,
     """Corpus GLEU (Google-BLEU), NLTK's ``corpus_gleu`` (preset ``"nltk"``) or HF evaluate's ``google_bleu``
     (preset ``"hf-google-bleu"``). ``options``: ``min_len``, ``max_len``, ``tokenizer``. ``segments=True`` adds
     each segment's sentence GLEU.
@@ -247,9 +242,8 @@ def gleu(
     >>> gleu(["he read the book because he was interested in world history"],
     ...      ["he was interested in world history because he read the book"], preset="hf-google-bleu").matches
     30
-    """
-    cfg = GLEU.make_config(preset, **options)
-    return GLEU.compute(predictions, references, cfg, segments=segments)
+    """,
+)
 
 
 def sentence_gleu(

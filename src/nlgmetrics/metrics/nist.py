@@ -536,21 +536,16 @@ NIST = _NISTFamily(
 )
 
 
-def nist(
-    predictions: Sequence[str] | str,
-    references: Sequence[str | Sequence[str]] | str,
-    *,
-    preset: str | None = None,
-    segments: bool = False,
-    **options: Any,
-) -> NISTResult:
+nist = NIST.function(
+    "nist",
+    __name__,
     """Corpus NIST: NLTK's ``corpus_nist`` (preset ``"nltk"``) or mteval-v13a.pl's NIST (``"mteval-13a"``).
     ``options``: ``max_order``, ``tokenizer``, ``lowercase``. ``segments=True`` adds the per-segment scores.
 
     >>> round(nist(["the cat sat on the mat"], ["the cat is on the mat"]).score, 4)
     2.2208
-    """
-    return NIST.compute(predictions, references, NIST.make_config(preset, **options), segments=segments)
+    """,
+)
 
 
 def sentence_nist(

@@ -237,22 +237,16 @@ TER: Family[TERConfig, TERStats, TERResult] = Family(
 )
 
 
-def ter(
-    predictions: Sequence[str] | str,
-    references: Sequence[str | Sequence[str]] | str,
-    *,
-    preset: str | None = None,
-    segments: bool = False,
-    **options: Any,
-) -> TERResult:
+ter = TER.function(
+    "ter",
+    __name__,
     """Corpus TER, identical to sacrebleu 2.6 (lower is better).
 
     >>> r = ter(["a b c d e"], ["c d a b e"])
     >>> r.score, r.num_edits, r.ref_length
     (20.0, 1, 5.0)
-    """
-    cfg = TER.make_config(preset, **options)
-    return TER.compute(predictions, references, cfg, segments=segments)
+    """,
+)
 
 
 def sentence_ter(
