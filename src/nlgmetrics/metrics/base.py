@@ -369,12 +369,15 @@ class Family(Generic[C, S, R]):
             found = self.stats_check(values, config)
         return found
 
-    def function(self, name: str, module: str, doc: str, *, segments: bool = False) -> Callable[..., R]:
+    def function(
+        self, name: str, module: str, doc: str, *, segments: bool = False, tokens: bool = False
+    ) -> Callable[..., R]:
         """The family's public function ``name(predictions, references, *, preset=None, segments=..., **options)``:
         the config from ``preset`` and ``options`` (:meth:`make_config`), then :meth:`compute`. A family module
         declares it in one statement, ``chrf = CHRF.function("chrf", __name__, doc)``, and it belongs to that
         module (``__module__``): its doctests run there, it pickles under that name, and the typed stubs give it
-        the family's options. ``segments`` is the default of ``segments=``; the return type is the formula's."""
+        the family's options. ``segments`` is the default of ``segments=``; ``tokens`` says that a segment may
+        also come as a list of tokens (METEOR, RIBES); the return type is the formula's."""
         family = self
         default = segments
 
@@ -392,6 +395,8 @@ class Family(Generic[C, S, R]):
         function.__module__ = module
         function.__doc__ = doc
         function.__annotations__["return"] = getattr(self.formula, "__annotations__", {}).get("return", "Any")
+        if tokens:  # strings, or pre-tokenised segments
+            function.__annotations__.update(predictions="Sequence[Any] | str", references="Sequence[Any] | str")
         return function
 
     def config_signature(self, config: C) -> str:

@@ -409,22 +409,17 @@ RIBES = TokenFamily(
 )
 
 
-def ribes(
-    predictions: Sequence[Any] | str,
-    references: Sequence[Any] | str,
-    *,
-    preset: str | None = None,
-    segments: bool = False,
-    **options: Any,
-) -> RIBESResult:
+ribes = RIBES.function(
+    "ribes",
+    __name__,
     """RIBES of a corpus: the official script's number by default, NLTK's with ``preset="nltk"``.
 
     >>> ribes(["he read the book because he was interested in world history"],
     ...       ["he was interested in world history because he read the book"]).score  # doctest: +ELLIPSIS
     0.309...
-    """
-    cfg = RIBES.make_config(preset, **options)
-    return RIBES.compute(predictions, references, cfg, segments=segments)
+    """,
+    tokens=True,
+)
 
 
 def sentence_ribes(

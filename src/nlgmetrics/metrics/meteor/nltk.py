@@ -511,14 +511,9 @@ METEOR = TokenFamily(
 )
 
 
-def meteor(
-    predictions: Sequence[Any] | str,
-    references: Sequence[Any] | str,
-    *,
-    preset: str | None = None,
-    segments: bool = False,
-    **options: Any,
-) -> METEORResult:
+meteor = METEOR.function(
+    "meteor",
+    __name__,
     """METEOR of a corpus: the mean of NLTK 3.10's ``meteor_score`` over the segments (``segments=True`` keeps
     each segment's score in ``.segments``).
 
@@ -528,9 +523,9 @@ def meteor(
     (0.6944, 12, 0, 0, 6)
     >>> meteor([["a", "cat"]], [[["the", "cat"], ["a", "cat"]]], tokenizer="none").score
     0.9375
-    """
-    cfg = METEOR.make_config(preset, **options)
-    return METEOR.compute(predictions, references, cfg, segments=segments)
+    """,
+    tokens=True,
+)
 
 
 def sentence_meteor(
