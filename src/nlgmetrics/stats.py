@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-__all__ = ["Carried", "CarriedColumn", "Records", "RunningSum", "Stats", "StatsBatch"]
+__all__ = ["Carried", "CarriedColumn", "FieldSpec", "Records", "RunningSum", "Schema", "Stats", "StatsBatch"]
 
 S = TypeVar("S", bound="Stats")
 
@@ -307,6 +307,9 @@ class Stats:
     carried_fields: ClassVar[Mapping[str, type[Carried]]] = {}
     #: Fields that do not add: ``+`` keeps one side's value (BLEU's last segment, for NLTK's smoothing 5 and 7).
     kept_fields: ClassVar[frozenset[str]] = frozenset()
+    #: The kept field that says whether a value holds them (a sum keeps the later part's kept fields when its
+    #: flag is set, the earlier part's otherwise). ``None``: the first kept field.
+    kept_flag: ClassVar[str | None] = None
     #: Float fields whose corpus sum is a running sum, one segment after the other from 0.0, as the reference
     #: script adds them (SARI's): their exact partial sums are :class:`RunningSum` values, not fractions.
     running_fields: ClassVar[frozenset[str]] = frozenset()
@@ -322,10 +325,19 @@ class Stats:
     per_segment_max: ClassVar[Mapping[str, float]] = {}
 
     def __add__(self: S, other: S) -> S:
-        if type(other) is not type(self):
+        cls = type(self)
+        if type(other) is not cls:
             return NotImplemented
-        return type(self)(
-            **{f.name: _add(getattr(self, f.name), getattr(other, f.name)) for f in dataclasses.fields(self)}
+        names = _NAMES.get(cls) or _names(cls)
+        if not cls.kept_fields:  # the hot path (a stateful update at batch 1): one plain loop
+            return cls(**{name: _add(getattr(self, name), getattr(other, name)) for name in names})
+        kept = cls.kept_fields
+        last = other if getattr(other, _KEPT_FLAG[cls]) else self  # the later data's last segment
+        return cls(
+            **{
+                name: getattr(last, name) if name in kept else _add(getattr(self, name), getattr(other, name))
+                for name in names
+            }
         )
 
     def __radd__(self: S, other: Any) -> S:
@@ -335,39 +347,26 @@ class Stats:
         return NotImplemented
 
     @classmethod
+    def schema(cls: type[S], **sizes: int) -> Schema[S]:
+        """The layout of these statistics (:class:`Schema`) with the given tuple lengths (default:
+        :attr:`tuple_fields`'); cached."""
+        return _schema(cls, sizes)
+
+    def layout(self: S) -> Schema[S]:
+        """The :class:`Schema` with this value's tuple lengths."""
+        return _schema(type(self), {name: len(getattr(self, name)) for name in self.tuple_fields})
+
+    @classmethod
     def zero(cls: type[S], **sizes: int) -> S:
         """The neutral element. ``sizes`` gives the length of tuple fields that have no fixed default."""
-        values: dict[str, Any] = {}
-        for f in dataclasses.fields(cls):
-            if f.name in cls.carried_fields:
-                values[f.name] = cls.carried_fields[f.name].empty()
-            elif f.name in cls.tuple_fields:
-                n = sizes.get(f.name, cls.tuple_fields[f.name])
-                values[f.name] = (0.0 if "float" in str(f.type) else 0,) * n
-            else:
-                values[f.name] = 0 if f.type in (int, "int") else 0.0
-        return cls(**values)
+        return _schema(cls, sizes).zero()
 
     @classmethod
     def exact_zero(cls: type[S], **sizes: int) -> S:
         """The neutral element of exact totals (:meth:`StatsBatch.exact_total`): float fields as the fraction 0,
         :attr:`running_fields` as a running sum at the corpus start. Exact totals added to it in input order
         give, rounded (:meth:`rounded`), what one call on the whole input gives."""
-        from fractions import Fraction
-
-        zero = cls.zero(**sizes)
-        values: dict[str, Any] = {}
-        for name in cls.field_names():
-            v = getattr(zero, name)
-            if name in cls.running_fields:
-                values[name] = RunningSum.start()
-            elif isinstance(v, float):
-                values[name] = Fraction(0)
-            elif isinstance(v, tuple):
-                values[name] = tuple(Fraction(0) if isinstance(x, float) else x for x in v)
-            else:
-                values[name] = v
-        return cls(**values)
+        return _schema(cls, sizes).exact_zero()
 
     def rounded(self: S) -> S:
         """The same statistics with exact (:class:`~fractions.Fraction`, :class:`RunningSum`) fields rounded to
@@ -386,21 +385,12 @@ class Stats:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict of the fields (used by ``state_dict`` and the CLI)."""
-        return {
-            f.name: getattr(self, f.name).to_json() if f.name in self.carried_fields else getattr(self, f.name)
-            for f in dataclasses.fields(self)
-        }
+        return self.layout().to_json(self)
 
     @classmethod
     def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
-        kwargs = {}
-        for f in dataclasses.fields(cls):
-            v = data[f.name]
-            if f.name in cls.carried_fields:
-                kwargs[f.name] = v if isinstance(v, Carried) else cls.carried_fields[f.name].from_json(v)
-            else:
-                kwargs[f.name] = tuple(v) if f.name in cls.tuple_fields else v
-        return cls(**kwargs)
+        first = {name: len(data[name]) for name in cls.tuple_fields}
+        return _schema(cls, first).from_json(data, checked=False)
 
     @classmethod
     def checked(cls: type[S], data: Any, *, template: S, where: str = "stats") -> S:
@@ -408,41 +398,7 @@ class Stats:
         ``int`` where the statistics count or a finite number where they sum, tuples of the template's length,
         nothing negative outside :attr:`signed_fields`. Raises :class:`~nlgmetrics.errors.InvalidInputError`
         naming what is wrong."""
-        from .errors import InvalidInputError
-
-        if not isinstance(data, Mapping):
-            raise InvalidInputError(f"{where} must be a mapping of {cls.__name__} fields, got {type(data).__name__}")
-        names = cls.field_names()
-        missing = [n for n in names if n not in data]
-        extra = [str(k) for k in data if k not in names]
-        if missing or extra:
-            detail = "; ".join(
-                part
-                for part in (
-                    f"missing {', '.join(missing)}" if missing else "",
-                    f"unknown {', '.join(extra)}" if extra else "",
-                )
-                if part
-            )
-            raise InvalidInputError(f"{where} does not hold the fields of {cls.__name__}: {detail}")
-        kwargs: dict[str, Any] = {}
-        for f in dataclasses.fields(cls):
-            expected = getattr(template, f.name)
-            value = data[f.name]
-            if f.name in cls.carried_fields:
-                kwargs[f.name] = checked_carried(cls.carried_fields[f.name], value, f"{where}[{f.name!r}]")
-            elif isinstance(expected, tuple):
-                if not isinstance(value, (list, tuple)) or len(value) != len(expected):
-                    raise InvalidInputError(
-                        f"{where}[{f.name!r}] must be a list of {len(expected)} numbers, got {value!r:.60}"
-                    )
-                kwargs[f.name] = tuple(
-                    _checked_number(v, e, f"{where}[{f.name!r}][{i}]", f.name in cls.signed_fields)
-                    for i, (v, e) in enumerate(zip(value, expected, strict=True))
-                )
-            else:
-                kwargs[f.name] = _checked_number(value, expected, f"{where}[{f.name!r}]", f.name in cls.signed_fields)
-        return cls(**kwargs)
+        return template.layout().from_json(data, where=where)
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
@@ -452,25 +408,10 @@ class Stats:
     def sum_of(cls: type[S], items: Sequence[S]) -> S:
         """``items[0] + items[1] + ...``, with each :class:`Carried` field merged once over all the items
         (``Carried.sum``) instead of pair by pair, which would copy a growing table at every step: what a
-        running sum of many updates needs to stay linear. Number fields add in order, as ``+`` adds them."""
+        running sum of many updates needs to stay linear (:meth:`Schema.ordered_sum`)."""
         if len(items) == 1:
             return items[0]
-        if not cls.carried_fields or cls.kept_fields:
-            out = items[0]
-            for item in items[1:]:
-                out = out + item
-            return out
-        values: dict[str, Any] = {}
-        for name in cls.field_names():
-            column = [getattr(item, name) for item in items]
-            if name in cls.carried_fields:
-                values[name] = cls.carried_fields[name].sum(column)
-                continue
-            acc = column[0]
-            for value in column[1:]:
-                acc = _add(acc, value)
-            values[name] = acc
-        return cls(**values)
+        return items[0].layout().ordered_sum(items)
 
     @classmethod
     def counting_field(cls) -> str | None:
@@ -553,14 +494,14 @@ def checked_carried(kind: type[Carried], value: Any, where: str) -> Any:
         raise InvalidInputError(f"{where} is not a valid {kind.__name__} ({type(err).__name__}: {err})") from None
 
 
-def _checked_number(value: Any, like: Any, where: str, signed: bool) -> Any:
+def _checked_number(value: Any, integer: bool, where: str, signed: bool) -> Any:
     import numpy as np
 
     from .errors import InvalidInputError
 
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InvalidInputError(f"{where} must be a number, got {value!r:.60}")
-    if isinstance(like, int) and not isinstance(value, (int, np.integer)):
+    if integer and not isinstance(value, (int, np.integer)):
         if not (isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer()):
             raise InvalidInputError(f"{where} must be a whole number (a count), got {value!r}")
         value = int(value)
@@ -624,6 +565,18 @@ def _column_sum(column: Any) -> Any:
 
 
 _INT_TYPES = frozenset((int, bool))
+
+#: Field names per statistics class (``dataclasses.fields`` costs more than the sum it would serve), and the
+#: kept flag of classes with kept fields.
+_NAMES: dict[type, tuple[str, ...]] = {}
+_KEPT_FLAG: dict[type, str] = {}
+
+
+def _names(cls: type[Stats]) -> tuple[str, ...]:
+    names = _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    if cls.kept_fields:
+        _KEPT_FLAG[cls] = cls.kept_flag or next(n for n in names if n in cls.kept_fields)
+    return names
 
 
 def _value_sum(values: Sequence[Any]) -> Any:
@@ -738,14 +691,27 @@ class StatsBatch(Generic[S]):
         way in Python (one row is its own total).
         """
         if self._rows is not None:
-            return _rows_total(self.cls, self._rows)
+            return self._kept_last(_rows_total(self.cls, self._rows))
         if self._lists is not None:
             if self._n == 1:  # one segment is its own total (fsum of one float is that float)
                 return self.cls(**{k: v[0] for k, v in self._lists.items()})
-            return self.cls(**{k: _value_sum(v) for k, v in self._lists.items()})
+            return self._kept_last(self.cls(**{k: _value_sum(v) for k, v in self._lists.items()}))
         if self._n == 1 and not self.cls.carried_fields:  # one segment's numbers are their own sum
             return self.cls(**{k: _scalar(v[0]) for k, v in self.columns.items()})
-        return self.cls(**{k: _column_sum(v) for k, v in self.columns.items()})
+        return self._kept_last(self.cls(**{k: _column_sum(v) for k, v in self.columns.items()}))
+
+    def _kept_last(self, out: S) -> S:
+        """``out`` with the :attr:`Stats.kept_fields` of the last segment (not added: see :meth:`Stats.__add__`)."""
+        if not self.cls.kept_fields or self._n < 2:
+            return out
+        if self._rows is not None:
+            last = self._rows[-1]
+            kept = {name: getattr(last, name) for name in self.cls.kept_fields}
+        elif self._lists is not None:
+            kept = {name: self._lists[name][-1] for name in self.cls.kept_fields}
+        else:
+            kept = {name: _scalar(self.columns[name][-1]) for name in self.cls.kept_fields}
+        return dataclasses.replace(out, **kept)  # type: ignore[type-var]
 
     def exact_total(self) -> S:
         """The sum over all segments with float fields held exactly (as :class:`~fractions.Fraction`; the
@@ -770,7 +736,7 @@ class StatsBatch(Generic[S]):
                 out[k] = exact_sum(v)
             else:
                 out[k] = tuple(exact_sum(np.ascontiguousarray(c)) for c in v.T)
-        return self.cls(**out)
+        return self._kept_last(self.cls(**out))
 
     def column(self, name: str) -> Any:
         return self.columns[name]
@@ -796,37 +762,527 @@ class StatsBatch(Generic[S]):
 
     @classmethod
     def empty(cls, stats_cls: type[S], **sizes: int) -> StatsBatch[S]:
-        import numpy as np
-
-        zero = stats_cls.zero(**sizes)
-        cols: dict[str, Any] = {}
-        for name in stats_cls.field_names():
-            v = getattr(zero, name)
-            if isinstance(v, Carried):
-                cols[name] = CarriedColumn(type(v), [])
-            elif isinstance(v, tuple):
-                kind = np.float64 if any(isinstance(x, float) for x in v) else np.int64
-                cols[name] = np.zeros((0, len(v)), dtype=kind)
-            else:
-                cols[name] = np.zeros(0, dtype=np.float64 if isinstance(v, float) else np.int64)
-        return StatsBatch(stats_cls, cols)
+        return stats_cls.schema(**sizes).empty_batch()
 
     @classmethod
     def from_stats(cls, items: Sequence[S], stats_cls: type[S]) -> StatsBatch[S]:
         """Build a batch from per-segment :class:`Stats` objects (the slow but simple path)."""
-        import numpy as np
-
         if not items:
             return cls.empty(stats_cls)
-        return StatsBatch(
-            stats_cls,
-            {
-                name: CarriedColumn(stats_cls.carried_fields[name], [getattr(s, name) for s in items])
-                if name in stats_cls.carried_fields
-                else np.asarray([getattr(s, name) for s in items])
-                for name in stats_cls.field_names()
-            },
-        )
+        return items[0].layout().from_stats(items)
 
     def __repr__(self) -> str:
         return f"StatsBatch[{self.cls.__name__}](n={self._n})"
+
+
+# ====================================================================================================== the schema
+#: The annotations a number field may have, and whether they hold integers.
+_ANNOTATIONS: dict[Any, tuple[bool, bool]] = {  # annotation: (tuple, integer)
+    int: (False, True),
+    float: (False, False),
+    "int": (False, True),
+    "float": (False, False),
+    "tuple[int,...]": (True, True),
+    "tuple[float,...]": (True, False),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class FieldSpec:
+    """One statistics field as the :class:`Schema` lays it out.
+
+    ``size`` is ``None`` for a number and ``k`` for a tuple of ``k`` numbers; ``start`` is the field's first
+    column in the flat numeric row (``-1`` for a carried field, which has no numbers). ``kind`` says how the field
+    adds: ``"count"`` (integers, exactly), ``"sum"`` (floats: ``math.fsum``, or exactly as fractions),
+    ``"running"`` (a :attr:`Stats.running_fields` float), ``"kept"`` (not added: a sum keeps the later part's
+    value, :attr:`Stats.kept_fields`) or ``"carried"`` (a :class:`Carried` value, merged by its own ``+``)."""
+
+    name: str
+    size: int | None
+    integer: bool
+    start: int
+    kind: str
+    signed: bool = False
+    carried: type[Carried] | None = None
+
+    @property
+    def width(self) -> int:
+        """How many columns of the flat numeric row the field takes (0 for a carried field)."""
+        if self.carried is not None:
+            return 0
+        return 1 if self.size is None else self.size
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.width
+
+    @property
+    def dtype(self) -> str:
+        """The numpy dtype of the field's column (``"object"`` for a carried field, held in a
+        :class:`CarriedColumn`)."""
+        if self.carried is not None:
+            return "object"
+        return "int64" if self.integer else "float64"
+
+
+class Schema(Generic[S]):
+    """The layout of one statistics class for one configuration (its tuple sizes fixed), declared once from the
+    class: fields in order, their widths, ``int`` or ``float`` (read from the annotations), carried and kept
+    fields. Every consumer reads the layout from here: the neutral elements, JSON (``state_dict``), flat rows and
+    matrices (significance tests, torch states), the engines' bytes, the evaluate cache's records.
+
+    Get one with :meth:`Stats.schema` (``Family.schema(config)`` for a family's configuration); schemas are
+    cached. Nothing here imports numpy until a batch, a matrix or bytes ask for it."""
+
+    __slots__ = ("carried", "fields", "integer", "kept", "kept_flag", "names", "numeric", "stats_cls", "width")
+
+    def __init__(self, stats_cls: type[S], sizes: Mapping[str, int]) -> None:
+        self.stats_cls = stats_cls
+        fields: list[FieldSpec] = []
+        start = 0
+        for f in dataclasses.fields(stats_cls):  # type: ignore[arg-type]
+            name = f.name
+            signed = name in stats_cls.signed_fields
+            if name in stats_cls.carried_fields:
+                fields.append(FieldSpec(name, None, False, -1, "carried", signed, stats_cls.carried_fields[name]))
+                continue
+            declared = _ANNOTATIONS.get(f.type if isinstance(f.type, type) else str(f.type).replace(" ", ""))
+            if declared is None:
+                raise TypeError(
+                    f"{stats_cls.__name__}.{name} is annotated {f.type!r}: a statistics field is an int, a float, "
+                    "a tuple[int, ...], a tuple[float, ...] or a carried value (carried_fields)"
+                )
+            is_tuple, integer = declared
+            if is_tuple != (name in stats_cls.tuple_fields):
+                raise TypeError(
+                    f"{stats_cls.__name__}.{name} is annotated {f.type!r} but is {'not ' if is_tuple else ''}listed "
+                    "in tuple_fields"
+                )
+            size = int(sizes.get(name, stats_cls.tuple_fields[name])) if is_tuple else None
+            if name in stats_cls.kept_fields:
+                kind = "kept"
+            elif name in stats_cls.running_fields:
+                kind = "running"
+            else:
+                kind = "count" if integer else "sum"
+            spec = FieldSpec(name, size, integer, start, kind, signed)
+            fields.append(spec)
+            start += spec.width
+        self.fields: tuple[FieldSpec, ...] = tuple(fields)
+        self.names: tuple[str, ...] = tuple(f.name for f in fields)
+        self.width: int = start
+        self.numeric: tuple[FieldSpec, ...] = tuple(f for f in fields if f.carried is None)
+        self.carried: tuple[FieldSpec, ...] = tuple(f for f in fields if f.carried is not None)
+        self.kept: tuple[str, ...] = tuple(f.name for f in fields if f.kind == "kept")
+        self.kept_flag = (stats_cls.kept_flag or self.kept[0]) if self.kept else None
+        #: per column of the flat row: whether it holds integers
+        self.integer: tuple[bool, ...] = tuple(f.integer for f in self.numeric for _ in range(f.width))
+
+    def __repr__(self) -> str:
+        return f"Schema({self.stats_cls.__name__}, width={self.width})"
+
+    def field(self, name: str) -> FieldSpec:
+        return self.fields[self.names.index(name)]
+
+    # ------------------------------------------------------------------------------------------ values
+    def zero(self) -> S:
+        """The neutral element."""
+        values: dict[str, Any] = {}
+        for f in self.fields:
+            if f.carried is not None:
+                values[f.name] = f.carried.empty()
+            else:
+                z = 0 if f.integer else 0.0
+                values[f.name] = z if f.size is None else (z,) * f.size
+        return self.stats_cls(**values)
+
+    def exact_zero(self) -> S:
+        """The neutral element of exact totals: float fields as the fraction 0, running fields as a running sum
+        at the corpus start."""
+        from fractions import Fraction
+
+        values: dict[str, Any] = {}
+        for f in self.fields:
+            if f.carried is not None:
+                values[f.name] = f.carried.empty()
+            elif f.kind == "running":
+                values[f.name] = RunningSum.start()
+            else:
+                z: Any = 0 if f.integer else Fraction(0)
+                values[f.name] = z if f.size is None else (z,) * f.size
+        return self.stats_cls(**values)
+
+    def holds_kept(self, stats: Any) -> bool:
+        """Whether ``stats`` holds a value of the kept fields (a sum with it as its later part keeps them)."""
+        return bool(getattr(stats, self.kept_flag)) if self.kept_flag is not None else False
+
+    def ordered_sum(self, items: Sequence[S]) -> S:
+        """``items[0] + items[1] + ...`` in the order given (partition order): numbers added (exact totals
+        stay exact), running sums and carried values (CIDEr's records) in order, each carried field merged once
+        (``Carried.sum``: linear where folding ``+`` would copy a growing table), kept fields from the last item
+        that holds them."""
+        if not items:
+            return self.zero()
+        if len(items) == 1:
+            return items[0]
+        values: dict[str, Any] = {}
+        last = next((item for item in reversed(items) if self.holds_kept(item)), items[0])
+        for f in self.fields:
+            if f.kind == "kept":
+                values[f.name] = getattr(last, f.name)
+                continue
+            column = [getattr(item, f.name) for item in items]
+            if f.carried is not None:
+                values[f.name] = f.carried.sum(column)
+                continue
+            acc = column[0]
+            for value in column[1:]:
+                acc = _add(acc, value)
+            values[f.name] = acc
+        return self.stats_cls(**values)
+
+    def to_row(self, stats: Any) -> list[Any]:
+        """The numeric fields of ``stats`` flattened into one row, in field order."""
+        row: list[Any] = []
+        for f in self.numeric:
+            v = getattr(stats, f.name)
+            if f.size is None:
+                row.append(v)
+            else:
+                if len(v) != f.size:
+                    raise ValueError(f"{f.name} has {len(v)} entries, expected {f.size}")
+                row.extend(v)
+        return row
+
+    def from_row(self, row: Any, carried: Mapping[str, Any] | None = None, *, exact: bool = True) -> S:
+        """The statistics of one flat row (a list, or a numpy row); ``carried`` gives the carried fields.
+        ``exact``: Python numbers, integer fields rounded to ``int``; otherwise the row's own scalars pass
+        through unchanged (the float32 path of the significance tests hands numpy ``float32`` values to the
+        formula, as sacrebleu does)."""
+        items = (row.tolist() if hasattr(row, "tolist") else list(row)) if exact else list(row)
+        if len(items) != self.width:
+            raise ValueError(f"expected {self.width} values for {self.stats_cls.__name__}, got {len(items)}")
+        values: dict[str, Any] = dict(carried or {})
+        for f in self.numeric:
+            part = items[f.start : f.stop]
+            if exact and f.integer:
+                part = [round(v) for v in part]
+            values[f.name] = part[0] if f.size is None else tuple(part)
+        return self.stats_cls(**values)
+
+    def to_json(self, stats: Any) -> dict[str, Any]:
+        """Plain JSON-able data of ``stats`` (``state_dict``'s ``"stats"``)."""
+        return {
+            f.name: getattr(stats, f.name).to_json() if f.carried is not None else getattr(stats, f.name)
+            for f in self.fields
+        }
+
+    def from_json(self, data: Any, *, where: str = "stats", checked: bool = True) -> S:
+        """The statistics of :meth:`to_json` data. ``checked`` (data from outside, a saved state): every field
+        present and no other, an ``int`` where the statistics count and a finite number where they sum, tuples
+        of their length, nothing negative outside :attr:`Stats.signed_fields`; anything else raises
+        :class:`~nlgmetrics.errors.InvalidInputError` naming the field."""
+        if not checked:
+            return self.stats_cls(
+                **{
+                    f.name: _carried_value(f.carried, data[f.name])
+                    if f.carried is not None
+                    else (tuple(data[f.name]) if f.size is not None else data[f.name])
+                    for f in self.fields
+                }
+            )
+        from .errors import InvalidInputError
+
+        cls_name = self.stats_cls.__name__
+        if not isinstance(data, Mapping):
+            raise InvalidInputError(f"{where} must be a mapping of {cls_name} fields, got {type(data).__name__}")
+        missing = [n for n in self.names if n not in data]
+        extra = [str(k) for k in data if k not in self.names]
+        if missing or extra:
+            detail = "; ".join(
+                part
+                for part in (
+                    f"missing {', '.join(missing)}" if missing else "",
+                    f"unknown {', '.join(extra)}" if extra else "",
+                )
+                if part
+            )
+            raise InvalidInputError(f"{where} does not hold the fields of {cls_name}: {detail}")
+        values: dict[str, Any] = {}
+        for f in self.fields:
+            value = data[f.name]
+            at = f"{where}[{f.name!r}]"
+            if f.carried is not None:
+                values[f.name] = checked_carried(f.carried, value, at)
+            elif f.size is not None:
+                if not isinstance(value, (list, tuple)) or len(value) != f.size:
+                    raise InvalidInputError(f"{at} must be a list of {f.size} numbers, got {value!r:.60}")
+                values[f.name] = tuple(
+                    _checked_number(v, f.integer, f"{at}[{i}]", f.signed) for i, v in enumerate(value)
+                )
+            else:
+                values[f.name] = _checked_number(value, f.integer, at, f.signed)
+        return self.stats_cls(**values)
+
+    # ------------------------------------------------------------------------------------------ batches
+    def empty_batch(self) -> StatsBatch[S]:
+        import numpy as np
+
+        cols: dict[str, Any] = {}
+        for f in self.fields:
+            if f.carried is not None:
+                cols[f.name] = CarriedColumn(f.carried, [])
+            else:
+                cols[f.name] = np.zeros((0,) if f.size is None else (0, f.size), dtype=f.dtype)
+        return StatsBatch(self.stats_cls, cols)
+
+    def from_stats(self, items: Sequence[S]) -> StatsBatch[S]:
+        """The batch of per-segment statistics, columns of the declared dtypes."""
+        import numpy as np
+
+        if not items:
+            return self.empty_batch()
+        return StatsBatch(
+            self.stats_cls,
+            {
+                f.name: CarriedColumn(f.carried, [getattr(s, f.name) for s in items])
+                if f.carried is not None
+                else np.asarray([getattr(s, f.name) for s in items], dtype=f.dtype)
+                for f in self.fields
+            },
+        )
+
+    def matrix(self, columns: Any, n_rows: int | None = None) -> np.ndarray:
+        """The numeric columns of a batch (or a mapping of columns, given as arrays or lists) side by side in
+        one ``(n, width)`` float64 matrix (exact for integers up to 2**53)."""
+        import numpy as np
+
+        if isinstance(columns, StatsBatch):
+            n_rows = len(columns)
+            columns = columns.columns
+        parts = [np.asarray(columns[f.name], dtype=np.float64).reshape(-1, f.width) for f in self.numeric]
+        if not parts:
+            return np.zeros((n_rows or 0, 0), dtype=np.float64)
+        return np.concatenate(parts, axis=1)
+
+    def columns(self, matrix: np.ndarray) -> dict[str, np.ndarray]:
+        """The inverse of :meth:`matrix`: the numeric columns, integer fields rounded back to ``int64``."""
+        import numpy as np
+
+        matrix = np.asarray(matrix, dtype=np.float64).reshape(-1, self.width)
+        out: dict[str, np.ndarray] = {}
+        for f in self.numeric:
+            chunk = matrix[:, f.start : f.stop]
+            if f.size is None:
+                chunk = chunk[:, 0]
+            out[f.name] = np.rint(chunk).astype(np.int64) if f.integer else chunk.copy()
+        return out
+
+    def sum_rows(self, weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+        """``weights @ matrix``, one summed row per row of ``weights``: integer columns summed exactly in int64,
+        the others in float64. Kept columns are summed too (a resample has no "later part"); a formula that
+        reads them (NLTK's smoothing 5-7) refuses such a sum."""
+        import numpy as np
+
+        ints = np.asarray(self.integer, dtype=bool)
+        out = np.empty((weights.shape[0], matrix.shape[1]), dtype=np.float64)
+        if ints.any():
+            out[:, ints] = weights.astype(np.int64) @ matrix[:, ints].astype(np.int64)
+        if (~ints).any():
+            out[:, ~ints] = weights.astype(np.float64) @ matrix[:, ~ints].astype(np.float64)
+        return out
+
+    def columns_to_json(self, batch: StatsBatch[Any]) -> dict[str, list[Any]]:
+        """Every column as plain lists (``state_dict``'s ``"segments"``)."""
+        return {name: column.tolist() for name, column in batch.columns.items()}
+
+    def columns_from_json(self, data: Any, *, where: str = "segments") -> StatsBatch[S]:
+        """The batch of :meth:`columns_to_json` data from outside, every column checked (names, shapes, finite,
+        signs, whole numbers where the statistics count); a bad one raises
+        :class:`~nlgmetrics.errors.InvalidInputError` naming it."""
+        import numpy as np
+
+        from .errors import InvalidInputError
+
+        if not isinstance(data, dict) or set(data) != set(self.names):
+            raise InvalidInputError(f"{where} must hold the columns {sorted(self.names)}")
+        cols: dict[str, Any] = {}
+        for f in self.fields:
+            v = data[f.name]
+            at = f"{where}[{f.name!r}]"
+            if f.carried is not None:  # NIST's tables, CIDEr's records: each checked as it is read
+                if not isinstance(v, list):
+                    raise InvalidInputError(f"{at} must be a list, one value per segment")
+                cols[f.name] = CarriedColumn(
+                    f.carried, [checked_carried(f.carried, x, f"{at}[{i}]") for i, x in enumerate(v)]
+                )
+                continue
+            try:
+                arr = np.asarray(v, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InvalidInputError(f"{at} must be a list of numbers") from None
+            shape = () if f.size is None else (f.size,)
+            if arr.ndim != 1 + len(shape) or arr.shape[1:] != shape:
+                raise InvalidInputError(f"{at} has shape {arr.shape}; expected (n, {', '.join(map(str, shape))})")
+            if not np.isfinite(arr).all():
+                raise InvalidInputError(f"{at} holds a value that is not a finite number")
+            if not f.signed and (arr < 0).any():
+                raise InvalidInputError(f"{at} holds a negative value")
+            if f.integer and (arr != np.round(arr)).any():
+                raise InvalidInputError(f"{at} must hold whole numbers (counts)")
+            cols[f.name] = arr.astype(f.dtype)
+        try:
+            return StatsBatch(self.stats_cls, cols)
+        except ValueError as err:
+            raise InvalidInputError(f"{where}: {err}") from None
+
+    # ------------------------------------------------------------------------------------------ records
+    def record_fields(self) -> list[str]:
+        """The field names in the order of stored records (the evaluate cache's: sorted)."""
+        return sorted(self.names)
+
+    def to_record(self, name: str, column: Any) -> np.ndarray:
+        """One column as a stored record: a numeric column itself, a carried column as its bytes (uint8)."""
+        import numpy as np
+
+        if isinstance(column, CarriedColumn):
+            return np.frombuffer(column.to_bytes(), dtype=np.uint8)
+        return np.asarray(column)
+
+    def from_record(self, name: str, array: np.ndarray, n_rows: int) -> Any:
+        """The column of a stored record of ``n_rows`` segments; ``ValueError`` saying what does not fit."""
+        import numpy as np
+
+        f = self.field(name)
+        if f.carried is not None:
+            if array.dtype != np.uint8 or array.ndim != 1:
+                raise ValueError(f"column {name!r} has shape {array.shape} and dtype {array.dtype}, not bytes")
+            try:
+                column = CarriedColumn.from_bytes(f.carried, array.tobytes())
+            except Exception as err:  # whatever the decoder raises on bytes it did not write
+                raise ValueError(f"column {name!r} cannot be decoded ({type(err).__name__})") from None
+            if len(column) != n_rows:
+                raise ValueError(f"column {name!r} holds {len(column)} values for {n_rows} segments")
+            return column
+        shape = (n_rows,) if f.size is None else (n_rows, f.size)
+        if array.shape != shape or (not f.integer and array.dtype != np.float64):
+            raise ValueError(f"column {name!r} has shape {array.shape} and dtype {array.dtype}")
+        return array.astype(f.dtype, copy=False)
+
+    # ------------------------------------------------------------------------------------------ bytes
+    def encode_total(self, total: Any) -> bytes:
+        """An (exact) total as bytes: a JSON header of the number fields (fractions, float bits and running sums
+        exact), then each carried field's own encoding. Nothing is pickled."""
+        import json
+
+        header: dict[str, Any] = {}
+        blobs: list[bytes] = []
+        for f in self.fields:
+            value = getattr(total, f.name)
+            if f.carried is not None:
+                blob = value.to_bytes()
+                header[f.name] = {"bytes": len(blob)}
+                blobs.append(blob)
+            else:
+                header[f.name] = _number(value)
+        head = json.dumps(header, separators=(",", ":")).encode("utf-8")
+        return len(head).to_bytes(8, "little") + head + b"".join(blobs)
+
+    def decode_total(self, data: bytes) -> S:
+        """The total that :meth:`encode_total` encoded."""
+        import json
+
+        size = int.from_bytes(data[:8], "little")
+        header = json.loads(data[8 : 8 + size].decode("utf-8"))
+        at = 8 + size
+        values: dict[str, Any] = {}
+        for f in self.fields:
+            if f.carried is not None:
+                n = int(header[f.name]["bytes"])
+                values[f.name] = f.carried.sum(f.carried.from_bytes(bytes(data[at : at + n])))
+                at += n
+            else:
+                values[f.name] = _unnumber(header[f.name])
+        return self.stats_cls(**values)
+
+    def encode_batch(self, batch: StatsBatch[Any]) -> bytes:
+        """Per-segment statistics as bytes (an ``.npz`` of the columns; carried columns as their bytes)."""
+        import io
+
+        import numpy as np
+
+        arrays: dict[str, Any] = {"n": np.asarray(len(batch), dtype=np.int64)}
+        for name, column in batch.columns.items():
+            arrays[name] = self.to_record(name, column)
+        out = io.BytesIO()
+        np.savez(out, **arrays)
+        return out.getvalue()
+
+    def decode_batch(self, data: bytes) -> StatsBatch[S]:
+        """The per-segment statistics that :meth:`encode_batch` encoded."""
+        import io
+
+        import numpy as np
+
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            columns: dict[str, Any] = {}
+            for f in self.fields:
+                if f.carried is not None:
+                    columns[f.name] = CarriedColumn.from_bytes(f.carried, npz[f.name].tobytes())
+                else:
+                    columns[f.name] = npz[f.name]
+        return StatsBatch(self.stats_cls, columns)
+
+
+def _carried_value(kind: Any, value: Any) -> Any:
+    return value if isinstance(value, Carried) else kind.from_json(value)
+
+
+def _number(value: Any) -> Any:
+    """A number of an exact total as JSON, exactly."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    if isinstance(value, tuple):
+        return [_number(v) for v in value]
+    if isinstance(value, RunningSum):  # its float so far, or its values in order (exact: they travel as bits)
+        data = np.ascontiguousarray(value.values, dtype="<f8").tobytes()
+        return {"running": None if value.value is None else float(value.value).hex(), "values": data.hex()}
+    if isinstance(value, Fraction):
+        return f"q{value.numerator}/{value.denominator}"  # exact: partial sums stay exact across the wire
+    if isinstance(value, (float, np.floating)):
+        return f"f{float(value).hex()}"  # a non-finite partial sum (exact_sum gives the plain float sum)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    return int(value)
+
+
+def _unnumber(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_unnumber(v) for v in value)
+    if isinstance(value, dict):
+        import numpy as np
+
+        start = value["running"]
+        values = np.frombuffer(bytes.fromhex(value["values"]), dtype="<f8")
+        return RunningSum(None if start is None else float.fromhex(start), values)
+    if isinstance(value, str):
+        if value[0] == "q":
+            from fractions import Fraction
+
+            num, _, den = value[1:].partition("/")
+            return Fraction(int(num), int(den))
+        return float.fromhex(value[1:])
+    return value
+
+
+_SCHEMAS: dict[tuple[type, tuple[int, ...]], Schema[Any]] = {}
+
+
+def _schema(cls: type[S], sizes: Mapping[str, int]) -> Schema[S]:
+    key = (cls, tuple(int(sizes.get(name, default)) for name, default in cls.tuple_fields.items()))
+    found = _SCHEMAS.get(key)
+    if found is None:
+        found = _SCHEMAS[key] = Schema(cls, dict(zip(cls.tuple_fields, key[1], strict=True)))
+    return found

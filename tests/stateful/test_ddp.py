@@ -231,6 +231,9 @@ PLAIN_CASES: dict[str, Case] = {
     "nist-mteval-empty-rank": Case("NIST", "nist", "asr", {"preset": "mteval-13a"}, True),
     "cider": Case("CIDEr", "cider", "qa"),
     "cider-empty-rank": Case("CIDEr", "cider", "qa", {}, True),
+    # NLTK's smoothing 5 reads the last segment (kept, not summed): the last rank's that holds one
+    "bleu-method5": Case("BLEU", "bleu", "asr", {"preset": "nltk", "smoothing": "method5"}),
+    "bleu-method5-empty-rank": Case("BLEU", "bleu", "asr", {"preset": "nltk", "smoothing": "method5"}, True),
 }
 SCENARIOS: dict[str, Callable[[int], list[str]]] = {
     **{f"adapter-{k}": functools.partial(_run_adapter, c, world=WORLD_SIZE) for k, c in ADAPTER_CASES.items()},

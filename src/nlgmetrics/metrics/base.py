@@ -442,6 +442,10 @@ class Family(Generic[C, S, R]):
         ``batch`` is the call's statistics. The default adds nothing."""
         return result
 
+    def schema(self, config: C) -> Any:
+        """The layout of the statistics under ``config``: a :class:`~nlgmetrics.stats.Schema`."""
+        return self.stats_cls.schema(**(self.stats_sizes(config) if self.stats_sizes else {}))
+
 
 #: The most configurations a family keeps (a program that builds configs from many values does not grow forever).
 _CONFIG_CACHE_SIZE = 512

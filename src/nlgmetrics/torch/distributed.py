@@ -42,13 +42,22 @@ def _device_for(group: Any | None) -> torch.device:
 def all_reduce_stats(stats: S, group: Any | None = None) -> S:
     """The sum of ``stats`` over every process of ``group`` (all of them by default), on every process.
 
-    Without an initialised process group this is ``stats`` itself. Integer fields come back as ``int``.
+    Without an initialised process group this is ``stats`` itself. Integer fields come back as ``int``. Kept
+    fields (BLEU's last segment) are not added: they come from the last rank whose statistics hold them.
     """
     if not is_distributed(group):
         return stats
     layout = StatsLayout.of(stats)
+    schema = layout.schema
     vector = layout.to_tensor(stats, device=_device_for(group))
+    kept = [k for f in schema.numeric if f.kind == "kept" for k in range(f.start, f.stop)]
+    if kept:  # every rank's kept values, in rank order (before the sum changes them)
+        ranks = all_gather_rows(vector[kept].reshape(1, -1), group=group)
     dist.all_reduce(vector, op=dist.ReduceOp.SUM, group=group)
+    if kept:
+        flag = kept.index(schema.field(schema.kept_flag).start)  # type: ignore[arg-type]
+        holding = [r for r in range(ranks.shape[0]) if ranks[r, flag] != 0]
+        vector[kept] = ranks[holding[-1]] if holding else 0
     carried = {}
     for field in layout.fields:
         if field.carried is not None:  # a table: every process's, merged in rank order
@@ -85,14 +94,15 @@ def sync_metric(metric: M, group: Any | None = None) -> M:
     if not is_distributed(group):
         return merged
     state = metric.state_dict()
-    stats = metric.family.stats_cls.from_dict(state["stats"])
+    schema = metric.family.schema(metric.config)
+    stats = schema.from_json(state["stats"], checked=False)
     total = all_reduce_stats(stats, group=group)
-    state["stats"] = total.to_dict()
+    state["stats"] = schema.to_json(total)
     count = torch.tensor([int(state.get("count", 0))], dtype=torch.int64, device=_device_for(group))
     dist.all_reduce(count, op=dist.ReduceOp.SUM, group=group)
     state["count"] = int(count.item())
     if metric.keep_segments:
-        layout = StatsLayout.of(total)
+        layout = StatsLayout(schema)
         device = _device_for(group)
         local = state.get("segments") or {f.name: [] for f in layout.fields}
         rows = all_gather_rows(layout.rows_to_tensor(local, device=device), group=group)

@@ -38,6 +38,7 @@ class BLEUStats(Stats):
 
     tuple_fields: ClassVar[Mapping[str, int]] = {"matches": 4, "totals": 4, "short": 4}
     kept_fields: ClassVar[frozenset[str]] = frozenset(_TAIL_FIELDS)
+    kept_flag: ClassVar[str | None] = "tail"
 
     matches: tuple[int, ...]
     totals: tuple[int, ...]
@@ -53,26 +54,10 @@ class BLEUStats(Stats):
     tail_total5: int
     sentence_sum: float = 0.0  # the sum of per-segment BLEU under average="sentence" (metrics/bleu/sentence.py)
 
-    def __add__(self, other: Any) -> BLEUStats:
-        if type(other) is not type(self):
-            return NotImplemented
-        total = super().__add__(other)
-        last = other if other.tail else self  # the later data's last segment
-        tail: dict[str, Any] = {name: getattr(last, name) for name in _TAIL_FIELDS}
-        return dataclasses.replace(total, **tail)
-
 
 class _BLEUBatch(StatsBatch[BLEUStats]):
-    """Per-segment BLEU statistics whose total keeps the last segment's tail instead of adding tails."""
-
-    def total(self) -> BLEUStats:
-        rows = self._rows
-        if rows is not None and len(rows) == 1:
-            return rows[0]  # one segment: its own statistics, tail included
-        return self._keep_tail(super().total())
-
-    def exact_total(self) -> BLEUStats:
-        return self._keep_tail(super().exact_total())
+    """Per-segment BLEU statistics, read row by row faster (the total keeps the last segment's tail, as
+    :meth:`~nlgmetrics.stats.StatsBatch.total` does for every class with kept fields)."""
 
     def __iter__(self) -> Iterator[BLEUStats]:
         if self._rows is not None:
@@ -88,12 +73,3 @@ class _BLEUBatch(StatsBatch[BLEUStats]):
         for values in zip(*(column.tolist() for column in self.columns.values()), strict=True):
             row: dict[str, Any] = {k: tuple(v) if type(v) is list else v for k, v in zip(names, values, strict=True)}
             yield BLEUStats(**row)
-
-    def _keep_tail(self, out: BLEUStats) -> BLEUStats:
-        if len(self) == 0:
-            return out
-        if len(self) == 1 and (self._rows is not None or self._lists is not None):
-            return out  # one segment: its own tail
-        last = self[len(self) - 1]
-        tail: dict[str, Any] = {name: int(getattr(last, name)) for name in _TAIL_FIELDS}
-        return dataclasses.replace(out, **tail)
