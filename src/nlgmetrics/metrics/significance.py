@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import InvalidInputError, unknown_option
 from ..signature import build_signature
-from ..stats import Stats, StatsBatch
+from ..stats import Schema, Stats, StatsBatch
 from .base import Family
 
 __all__ = [
@@ -138,44 +138,6 @@ def _resolve_precision(precision: str, family: Family[Any, Any, Any], config: An
     return "float32" if sacrebleu_like else "float64"
 
 
-@dataclasses.dataclass(frozen=True)
-class _Layout:
-    """Statistics fields as columns of one matrix: ``(name, start, stop, is_tuple)`` per field."""
-
-    cls: type[Stats]
-    fields: tuple[tuple[str, int, int, bool], ...]
-    integer: np.ndarray  # per column
-
-    @classmethod
-    def of(cls, batch: StatsBatch[Any]) -> tuple[_Layout, np.ndarray]:
-        fields = []
-        cols = []
-        integer = []
-        pos = 0
-        for name in batch.cls.field_names():
-            col = np.asarray(batch.columns[name])
-            two = col.reshape(len(batch), -1)
-            width = two.shape[1]
-            fields.append((name, pos, pos + width, col.ndim == 2))
-            cols.append(two)
-            integer += [col.dtype.kind in "iub"] * width
-            pos += width
-        matrix = np.concatenate(cols, axis=1) if cols else np.zeros((len(batch), 0))
-        return cls(batch.cls, tuple(fields), np.asarray(integer, dtype=bool)), matrix
-
-    def stats(self, row: Any, exact: bool) -> Stats:
-        """A :class:`Stats` from one summed row; ``exact`` turns integer columns into Python ints (the float32
-        path keeps numpy ``float32`` scalars, as sacrebleu hands them to its formulas)."""
-        values: dict[str, Any] = {}
-        items = row.tolist() if exact else list(row)
-        for name, start, stop, is_tuple in self.fields:
-            part = items[start:stop]
-            if exact:
-                part = [round(v) if self.integer[start + k] else v for k, v in enumerate(part)]
-            values[name] = tuple(part) if is_tuple else part[0]
-        return self.cls(**values)
-
-
 def _segment_stats(family: Family[Any, Any, Any], predictions: Any, references: Any, config: Any) -> StatsBatch[Any]:
     return family.batch_stats(predictions, references, config)
 
@@ -229,7 +191,7 @@ def _check_seed(seed: Any) -> None:
 def _resampled_scores(
     family: Family[Any, Any, Any],
     config: Any,
-    layout: _Layout,
+    schema: Schema[Any],
     matrix: np.ndarray,
     idxs: np.ndarray,
     precision: str,
@@ -241,14 +203,13 @@ def _resampled_scores(
         # sacrebleu: np.array(stats, dtype="float32")[idxs], then each resample's .sum(0) in float32
         m32 = matrix.astype(np.float32)
         for idx in idxs:
-            scores.append(_score(family, config, layout.stats(m32[idx].sum(0), exact=False), select))
+            scores.append(_score(family, config, schema.from_row(m32[idx].sum(0), exact=False), select))
     else:
         n_samples, n = idxs.shape
         flat = (idxs + (np.arange(n_samples, dtype=np.int64) * n)[:, None]).ravel()
         counts = np.bincount(flat, minlength=n_samples * n).reshape(n_samples, n)
-        sums = _sum_rows(counts, matrix, layout)
-        for row in sums:
-            scores.append(_score(family, config, layout.stats(row, exact=True), select))
+        for row in schema.sum_rows(counts, matrix):
+            scores.append(_score(family, config, schema.from_row(row), select))
     return scores
 
 
@@ -288,32 +249,21 @@ def _paired_scorers(
             return np.array(out[0]), np.array(out[1])
 
         return resample_records, shuffled_records
-    layout, bl_matrix = _Layout.of(baseline)
-    _, sys_matrix = _Layout.of(system)
+    schema = family.schema(config)
+    bl_matrix, sys_matrix = schema.matrix(baseline), schema.matrix(system)
     matrices = {"baseline": bl_matrix, "system": sys_matrix}
 
     def resample_rows(which: str, idxs: np.ndarray) -> list[Any]:
-        return _resampled_scores(family, config, layout, matrices[which], idxs, mode, score)
+        return _resampled_scores(family, config, schema, matrices[which], idxs, mode, score)
 
     def shuffled_rows(pos_sel: np.ndarray, neg_sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        shuf_a = _sum_rows(pos_sel, bl_matrix, layout) + _sum_rows(neg_sel, sys_matrix, layout)
-        shuf_b = _sum_rows(neg_sel, bl_matrix, layout) + _sum_rows(pos_sel, sys_matrix, layout)
-        scores_a = np.array([_score(family, config, layout.stats(row, exact=True), score) for row in shuf_a])
-        scores_b = np.array([_score(family, config, layout.stats(row, exact=True), score) for row in shuf_b])
+        shuf_a = schema.sum_rows(pos_sel, bl_matrix) + schema.sum_rows(neg_sel, sys_matrix)
+        shuf_b = schema.sum_rows(neg_sel, bl_matrix) + schema.sum_rows(pos_sel, sys_matrix)
+        scores_a = np.array([_score(family, config, schema.from_row(row), score) for row in shuf_a])
+        scores_b = np.array([_score(family, config, schema.from_row(row), score) for row in shuf_b])
         return scores_a, scores_b
 
     return resample_rows, shuffled_rows
-
-
-def _sum_rows(weights: np.ndarray, matrix: np.ndarray, layout: _Layout) -> np.ndarray:
-    """``weights @ matrix``: integer columns summed exactly in int64, the others in float64."""
-    out = np.empty((weights.shape[0], matrix.shape[1]), dtype=np.float64)
-    ints = layout.integer
-    if ints.any():
-        out[:, ints] = weights.astype(np.int64) @ matrix[:, ints].astype(np.int64)
-    if (~ints).any():
-        out[:, ~ints] = weights.astype(np.float64) @ matrix[:, ~ints].astype(np.float64)
-    return out
 
 
 def _estimate_ci(scores: np.ndarray, confidence: float) -> tuple[Any, Any, Any, Any]:
@@ -376,8 +326,8 @@ def bootstrap_ci_from_stats(
     if batch.cls.carried_fields:
         scores = _resampled_records(family, config, batch, idxs, score)
     else:
-        layout, matrix = _Layout.of(batch)
-        scores = _resampled_scores(family, config, layout, matrix, idxs, mode, score)
+        schema = family.schema(config)
+        scores = _resampled_scores(family, config, schema, schema.matrix(batch), idxs, mode, score)
     actual = family.formula(batch.total(), config)
     # sacrebleu's Score.estimate_ci: a sorted Python list, and statistics.mean
     raw = sorted(scores)
