@@ -33,7 +33,7 @@ from .._store import MAX_OPEN_WRITERS, EntryError, Store
 from .._version import __version__
 from ..errors import InvalidInputError, warn
 from ..metrics.catalog import IN_PROCESS
-from ..stats import CarriedColumn, StatsBatch
+from ..stats import StatsBatch
 from .config import RunConfig
 from .sources import JsonlField, Lines, Memory, Source, chunked_rows, open_source
 from .spec import MetricSpec, parse_metrics
@@ -805,28 +805,21 @@ class _StatsCache:
                 sig = spec.family().config_signature(configs[spec.label])
                 self.keys[(spec.label, name)] = f"stats|{sig}|chunk:{chunk_size}|refs:{refs_digest}|sys:{sys_digest}"
 
-    def _fields(self, family: Any, config: Any) -> dict[str, np.ndarray]:
-        return family.empty_batch(config).columns  # type: ignore[no-any-return]
-
     def load(
         self, spec: MetricSpec, name: str, family: Any, config: Any, keep: bool
     ) -> tuple[Any, list[dict[str, Any]], int] | None:
         """``(exact total, chunks (when ``keep``), segments)`` of a verified entry, or ``None``."""
         key = self.keys[(spec.label, name)]
-        template = self._fields(family, config)
-        fields = sorted(template)
-        carried = family.stats_cls.carried_fields
+        schema = family.schema(config)
+        fields = schema.record_fields()
         expected = self.expected[name]
         if expected is None:
             return None
         try:
             max_rows = min(self.chunk_size, expected)
-            widths = max(
-                (int(np.prod(v.shape[1:], dtype=np.int64)) for v in template.values() if isinstance(v, np.ndarray)),
-                default=1,
-            )
+            widths = max((f.width for f in schema.numeric), default=1)
             max_record = max_rows * max(widths, 1) * 8 + 4096
-            if carried:  # the bytes of tables or records: a few KiB per segment, and up to ~1000x the text
+            if schema.carried:  # the bytes of tables or records: a few KiB per segment, and up to ~1000x the text
                 bound = max_rows * _CARRIED_PER_SEGMENT + _CARRIED_PER_BYTE * self.input_bytes
                 max_record = max(max_record, min(bound, _MAX_CARRIED_RECORD))
             entry = self.store.read("stats", key, max_record=max_record)
@@ -851,14 +844,10 @@ class _StatsCache:
             for n_rows in rows:
                 cols: dict[str, Any] = {}
                 for f in fields:
-                    a = next(arrays)
-                    want = template[f]
-                    if f in carried:
-                        cols[f] = _carried_column(carried[f], a, n_rows, f)
-                        continue
-                    if a.shape != (n_rows, *want.shape[1:]) or (want.dtype.kind == "f" and a.dtype != want.dtype):
-                        raise EntryError(f"column {f!r} has shape {a.shape} and dtype {a.dtype}")
-                    cols[f] = a.astype(want.dtype, copy=False)
+                    try:
+                        cols[f] = schema.from_record(f, next(arrays), n_rows)
+                    except ValueError as err:
+                        raise EntryError(str(err)) from None
                 total = _add_exact(total, StatsBatch(family.stats_cls, cols).exact_total())
                 if keep:
                     kept.append(cols)
@@ -885,19 +874,16 @@ class _StatsCache:
                 return None
             warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
             return None
-        return _CacheWrite(writer, sorted(self._fields(family, config)))
+        return _CacheWrite(writer, family.schema(config))
 
     def append(self, pending: _CacheWrite, cols: Mapping[str, Any]) -> bool:
         """Write one chunk's columns out (so they need not be held); ``False`` when the entry had to be given
         up. Carried columns (NIST's tables, CIDEr's records) are written as their bytes (a uint8 array), data
         covered by the entry's digest like every other record: never an object array, never a pickle."""
         try:
-            for f in pending.fields:
-                v = cols[f]
-                if isinstance(v, CarriedColumn):
-                    pending.writer.add(np.frombuffer(v.to_bytes(), dtype=np.uint8))
-                else:
-                    pending.writer.add(v, compact=True)
+            for f in pending.fields:  # carried bytes as they are; integer columns in their smallest dtype
+                compact = pending.schema.field(f).carried is None
+                pending.writer.add(pending.schema.to_record(f, cols[f]), compact=compact)
         except OSError as err:
             pending.abort()
             warn(f"cannot write to the cache directory {self.store.root} ({err.strerror or err}); not caching")
@@ -906,7 +892,7 @@ class _StatsCache:
         return True
 
     def commit(self, pending: _CacheWrite, n_segments: int) -> None:
-        meta = {"segments": n_segments, "chunks": pending.rows, "fields": pending.fields}
+        meta = {"segments": n_segments, "chunks": pending.rows, "fields": list(pending.fields)}
         try:
             pending.writer.commit(meta)
         except OSError as err:
@@ -921,50 +907,40 @@ _CARRIED_PER_SEGMENT = 64 << 10
 _CARRIED_PER_BYTE = 4096
 
 
-def _carried_column(kind: Any, array: np.ndarray, n_rows: int, field: str) -> CarriedColumn:
-    """A carried column from its stored bytes: exactly ``n_rows`` values, or :class:`EntryError`."""
-    if array.dtype != np.uint8 or array.ndim != 1:
-        raise EntryError(f"column {field!r} has shape {array.shape} and dtype {array.dtype}, not bytes")
-    try:
-        column = CarriedColumn.from_bytes(kind, array.tobytes())
-    except Exception as err:  # whatever the decoder raises on bytes it did not write: rebuild, never trust
-        raise EntryError(f"column {field!r} cannot be decoded ({type(err).__name__})") from None
-    if len(column) != n_rows:
-        raise EntryError(f"column {field!r} holds {len(column)} values for {n_rows} segments")
-    return column
-
-
 @dataclasses.dataclass
 class _CacheWrite:
-    """An entry being written: its writer, its column names (in record order) and the rows of each chunk."""
+    """An entry being written: its writer, the statistics' schema and the rows of each chunk."""
 
     writer: Any
-    fields: list[str]
+    schema: Any
     rows: list[int] = dataclasses.field(default_factory=list)
+
+    @property
+    def fields(self) -> list[str]:
+        """The column names, in record order."""
+        return self.schema.record_fields()  # type: ignore[no-any-return]
 
     def abort(self) -> None:
         self.writer.abort()
 
 
-def _exact_zero(family: Any, config: Any) -> Any:
-    """Where a (metric, system)'s exact total starts: :meth:`Stats.exact_zero` (fractions and running sums; a
-    float 0.0 would make every later addition round). A family that carries a table starts a list of parts,
-    merged once by :func:`_settle` (adding each chunk's table to the running one would copy it every time)."""
-    zero = family.stats_cls.exact_zero(**(family.stats_sizes(config) if family.stats_sizes else {}))
-    return [zero] if family.stats_cls.carried_fields else zero
+def _exact_zero(family: Any, config: Any) -> list[Any]:
+    """Where a (metric, system)'s exact total starts: the parts to add, in input order, from
+    :meth:`Stats.exact_zero` (fractions and running sums; a float 0.0 would make every later addition round).
+    :func:`_settle` adds them once (adding each chunk's carried table to the running one would copy it every
+    time)."""
+    return [family.schema(config).exact_zero()]
 
 
-def _add_exact(total: Any, part: Any) -> Any:
-    """``total + part`` for exact totals (:meth:`StatsBatch.exact_total`), in input order."""
-    if isinstance(total, list):
-        total.append(part)
-        return total
-    return total + part
+def _add_exact(total: list[Any], part: Any) -> list[Any]:
+    """``total`` with the exact total of the next part (:meth:`StatsBatch.exact_total`)."""
+    total.append(part)
+    return total
 
 
 def _settle(total: Any) -> Any:
-    """The exact total itself (the parts of a family that carries a table merged once)."""
-    return type(total[0]).sum_of(total) if isinstance(total, list) else total
+    """The exact total itself: the parts added in input order (:meth:`Schema.ordered_sum`)."""
+    return total[0].layout().ordered_sum(total) if isinstance(total, list) else total
 
 
 def _digest(source: Source) -> tuple[str, int, int]:
