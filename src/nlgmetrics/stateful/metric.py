@@ -15,12 +15,10 @@ import threading
 import weakref
 from typing import Any, ClassVar, Generic, TypeVar
 
-import numpy as np
-
 from ..errors import InvalidInputError, warn
 from ..metrics.base import Family, Result
 from ..signature import same_settings
-from ..stats import CarriedColumn, Stats, StatsBatch, checked_carried
+from ..stats import Stats, StatsBatch
 
 __all__ = ["Metric"]
 
@@ -179,16 +177,17 @@ class Metric(Generic[C, S, R]):
         per-segment columns."""
         with self._lock:
             total, parts, count = self._settled(), list(self._segments), self._count
+        schema = self.family.schema(self.config)
         state: dict[str, Any] = {
             "family": self.family.name,
             "config": dataclasses.asdict(self.config),  # type: ignore[call-overload]
             "signature": self.family.config_signature(self.config),
-            "stats": total.to_dict(),
+            "stats": schema.to_json(total),
             "count": count,
         }
         if self.keep_segments:
-            batch = StatsBatch.concat(parts, self.family.stats_cls) if parts else self.family.empty_batch(self.config)
-            state["segments"] = {k: v.tolist() for k, v in batch.columns.items()}
+            batch = StatsBatch.concat(parts, self.family.stats_cls) if parts else schema.empty_batch()
+            state["segments"] = schema.columns_to_json(batch)
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -229,8 +228,9 @@ class Metric(Generic[C, S, R]):
                 "this metric keeps per-segment statistics, but the state was saved without them "
                 "(save it from a metric with keep_segments=True or reduction=None)"
             )
-        zero = self.family.zero(self.config)
-        total = self.family.stats_cls.checked(state.get("stats"), template=zero, where="state['stats']")
+        schema = self.family.schema(self.config)
+        zero = schema.zero()
+        total = schema.from_json(state.get("stats"), where="state['stats']")
         count = state.get("count")
         if count is None:  # a state saved before the count was kept: the statistics' own count, if any
             counting = self.family.stats_cls.counting_field()
@@ -240,7 +240,10 @@ class Metric(Generic[C, S, R]):
         self._check_total(total, count, "state['stats']")
         segments: list[StatsBatch[S]] = []
         if self.keep_segments:
-            batch = self._checked_columns(state["segments"])
+            batch = schema.columns_from_json(state["segments"], where="state['segments']")
+            found = self.family.inconsistency(batch.columns, 1, self.config)  # one segment per row
+            if found is not None:
+                raise InvalidInputError(f"state['segments'] holds a segment that is not possible: {found}")
             if count is not None and len(batch) != count:
                 raise InvalidInputError(
                     f"state['segments'] holds {len(batch)} segments but state['count'] says {count}"
@@ -274,46 +277,6 @@ class Metric(Generic[C, S, R]):
                 raise InvalidInputError(
                     f"state['segments'][{name!r}] adds up to {mine!r}, but state['stats'][{name!r}] is {theirs!r}"
                 )
-
-    def _checked_columns(self, columns: Any) -> StatsBatch[S]:
-        template = self.family.empty_batch(self.config).columns
-        if not isinstance(columns, dict) or set(columns) != set(template):
-            raise InvalidInputError(f"state['segments'] must hold the columns {sorted(template)}")
-        stats_cls = self.family.stats_cls
-        cols: dict[str, Any] = {}
-        for k, v in columns.items():
-            empty = template[k]
-            where = f"state['segments'][{k!r}]"
-            if isinstance(empty, CarriedColumn):  # NIST's tables, CIDEr's records: each checked as it is read
-                if not isinstance(v, list):
-                    raise InvalidInputError(f"{where} must be a list, one value per segment")
-                cols[k] = CarriedColumn(
-                    empty.kind, [checked_carried(empty.kind, x, f"{where}[{i}]") for i, x in enumerate(v)]
-                )
-                continue
-            try:
-                arr = np.asarray(v, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise InvalidInputError(f"{where} must be a list of numbers") from None
-            if arr.ndim != empty.ndim or arr.shape[1:] != empty.shape[1:]:
-                raise InvalidInputError(
-                    f"{where} has shape {arr.shape}; expected (n, {', '.join(map(str, empty.shape[1:]))})"
-                )
-            if not np.isfinite(arr).all():
-                raise InvalidInputError(f"{where} holds a value that is not a finite number")
-            if k not in stats_cls.signed_fields and (arr < 0).any():
-                raise InvalidInputError(f"{where} holds a negative value")
-            if empty.dtype.kind in "iu" and (arr != np.round(arr)).any():
-                raise InvalidInputError(f"{where} must hold whole numbers (counts)")
-            cols[k] = arr.astype(empty.dtype)
-        try:
-            batch = StatsBatch(stats_cls, cols)
-        except ValueError as err:
-            raise InvalidInputError(f"state['segments']: {err}") from None
-        found = self.family.inconsistency(cols, 1, self.config)  # one segment per row
-        if found is not None:
-            raise InvalidInputError(f"state['segments'] holds a segment that is not possible: {found}")
-        return batch
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"
