@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from nlgmetrics.engines import _partials
 from nlgmetrics.errors import InvalidInputError
 from nlgmetrics.metrics.catalog import CATALOG, get_family
 from nlgmetrics.stats import Carried, RunningSum, Stats
@@ -167,6 +168,12 @@ def test_bleu_kept_tail_is_summed_in_order_by_every_engine():
     total = schema.ordered_sum([schema.exact_zero(), *totals])
     assert family.finalize(total.rounded(), config).score == expected
     assert family.finalize((parts[0].total() + parts[1].total()), config).score == expected
+    # the Spark and Ray plumbing itself, two partitions summed in partition order
+    encoded = [
+        _partials.encode_total(_partials.partition_total(family, config, preds[a:b], refs[a:b]))
+        for a, b in ((0, 2), (2, 3))
+    ]
+    assert _partials.finish(family, config, _partials.sum_encoded(family, config, encoded)).score == expected
 
 
 def test_a_one_pair_stateful_call_imports_no_numpy_when_the_function_does_not():

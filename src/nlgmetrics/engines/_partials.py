@@ -22,18 +22,12 @@ True
 
 from __future__ import annotations
 
-import dataclasses
-import io
-import json
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
-
-import numpy as np
 
 from ..errors import InvalidInputError
 from ..metrics.base import Family
-from ..stats import CarriedColumn, RunningSum, Stats, StatsBatch
+from ..stats import Stats, StatsBatch
 
 __all__ = [
     "check_columns",
@@ -92,80 +86,32 @@ def check_columns(existing: Sequence[str], wanted: Sequence[str | None], what: s
 
 
 # ------------------------------------------------------------------------------------------------ totals as bytes
-def _number(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_number(v) for v in value]
-    if isinstance(value, RunningSum):  # its float so far, or its values in order (exact: they travel as bits)
-        data = np.ascontiguousarray(value.values, dtype="<f8").tobytes()
-        return {"running": None if value.value is None else float(value.value).hex(), "values": data.hex()}
-    if isinstance(value, Fraction):
-        return f"q{value.numerator}/{value.denominator}"  # exact: partial sums stay exact across the wire
-    if isinstance(value, (float, np.floating)):
-        return f"f{float(value).hex()}"  # a non-finite partial sum (exact_sum gives the plain float sum)
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    return int(value)
-
-
-def _unnumber(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_unnumber(v) for v in value)
-    if isinstance(value, dict):
-        start = value["running"]
-        values = np.frombuffer(bytes.fromhex(value["values"]), dtype="<f8")
-        return RunningSum(None if start is None else float.fromhex(start), values)
-    if isinstance(value, str):
-        if value[0] == "q":
-            num, _, den = value[1:].partition("/")
-            return Fraction(int(num), int(den))
-        return float.fromhex(value[1:])
-    return value
+# The layout of the bytes is the statistics' :class:`~nlgmetrics.stats.Schema`'s: a JSON header of the number
+# fields (fractions, float bits and running sums exact), then each carried field's own encoding; batches as an
+# ``.npz`` of the columns. The tuple lengths are in the data, so the class's schema reads any configuration's.
 
 
 def encode_total(total: Stats) -> bytes:
-    """A partition's (exact) total as bytes: a JSON header of the number fields, then each carried field's own
-    encoding. Nothing is pickled, so the bytes can cross any engine's wire and process boundary."""
-    carried = type(total).carried_fields
-    header: dict[str, Any] = {}
-    blobs: list[bytes] = []
-    for f in dataclasses.fields(total):
-        value = getattr(total, f.name)
-        if f.name in carried:
-            blob = value.to_bytes()
-            header[f.name] = {"bytes": len(blob)}
-            blobs.append(blob)
-        else:
-            header[f.name] = _number(value)
-    head = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    return len(head).to_bytes(8, "little") + head + b"".join(blobs)
+    """A partition's (exact) total as bytes. Nothing is pickled, so the bytes can cross any engine's wire and
+    process boundary."""
+    return total.layout().encode_total(total)
 
 
 def decode_total(family: Family[Any, Any, Any], data: bytes) -> Stats:
     """The total that :func:`encode_total` encoded."""
-    cls = family.stats_cls
-    size = int.from_bytes(data[:8], "little")
-    header = json.loads(data[8 : 8 + size].decode("utf-8"))
-    at = 8 + size
-    values: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        kind = cls.carried_fields.get(f.name)
-        if kind is not None:
-            n = int(header[f.name]["bytes"])
-            values[f.name] = kind.sum(kind.from_bytes(bytes(data[at : at + n])))
-            at += n
-        else:
-            values[f.name] = _unnumber(header[f.name])
-    return cls(**values)
+    return family.stats_cls.schema().decode_total(data)  # type: ignore[no-any-return]
 
 
 def ordered_sum(family: Family[Any, Any, Any], config: Any, totals: Sequence[Stats], *, fan_in: int = 16) -> Stats:
     """The sum of partition totals given in partition order, as a balanced tree of ``fan_in``-way sums (each sum
-    keeps the order, which carried values such as CIDEr's records need)."""
+    keeps the order, which carried values such as CIDEr's records need, and BLEU's last-segment tail:
+    :meth:`~nlgmetrics.stats.Schema.ordered_sum`)."""
+    schema = family.schema(config)
     level = list(totals)
     if not level:
-        return family.zero(config)
+        return schema.zero()  # type: ignore[no-any-return]
     while len(level) > 1:
-        level = [_sum_in_order(level[i : i + fan_in]) for i in range(0, len(level), fan_in)]
+        level = [schema.ordered_sum(level[i : i + fan_in]) for i in range(0, len(level), fan_in)]
     return level[0]
 
 
@@ -183,54 +129,15 @@ def gather(
     return sum_encoded(family, config, totals), decoded
 
 
-def _sum_in_order(items: Sequence[Stats]) -> Stats:
-    cls = type(items[0])
-    if len(items) == 1:
-        return items[0]
-    values: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        kind = cls.carried_fields.get(f.name)
-        column = [getattr(s, f.name) for s in items]
-        if kind is not None:
-            values[f.name] = kind.sum(column)  # Records.sum is linear where folding + is quadratic
-        elif isinstance(column[0], RunningSum):
-            acc = column[0]
-            for part in column[1:]:  # in order: the running sum's values concatenate
-                acc = acc + part
-            values[f.name] = acc
-        elif isinstance(column[0], tuple):
-            values[f.name] = tuple(sum(parts, start=type(parts[0])(0)) for parts in zip(*column, strict=True))
-        else:
-            values[f.name] = sum(column, start=type(column[0])(0))
-    return cls(**values)
-
-
 # ------------------------------------------------------------------------------------------------ batches as bytes
 def encode_batch(batch: StatsBatch[Any]) -> bytes:
     """A partition's per-segment statistics as bytes (an ``.npz`` of the columns; carried columns as their bytes)."""
-    arrays: dict[str, np.ndarray] = {"n": np.asarray(len(batch), dtype=np.int64)}
-    for name, column in batch.columns.items():
-        if isinstance(column, CarriedColumn):
-            arrays[name] = np.frombuffer(column.to_bytes(), dtype=np.uint8)
-        else:
-            arrays[name] = np.asarray(column)
-    out = io.BytesIO()
-    np.savez(out, **arrays)  # type: ignore[arg-type]
-    return out.getvalue()
+    return batch.cls.schema().encode_batch(batch)
 
 
 def decode_batch(family: Family[Any, Any, Any], data: bytes) -> StatsBatch[Any]:
     """The per-segment statistics that :func:`encode_batch` encoded."""
-    cls = family.stats_cls
-    with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-        columns: dict[str, Any] = {}
-        for name in cls.field_names():
-            kind = cls.carried_fields.get(name)
-            if kind is not None:
-                columns[name] = CarriedColumn.from_bytes(kind, npz[name].tobytes())
-            else:
-                columns[name] = npz[name]
-    return StatsBatch(cls, columns)
+    return family.stats_cls.schema().decode_batch(data)  # type: ignore[no-any-return]
 
 
 def finish(
