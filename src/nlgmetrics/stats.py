@@ -306,10 +306,9 @@ class Stats:
     #: Fields whose values are :class:`Carried` tables, mapped to their class.
     carried_fields: ClassVar[Mapping[str, type[Carried]]] = {}
     #: Fields that do not add: ``+`` keeps one side's value (BLEU's last segment, for NLTK's smoothing 5 and 7).
+    #: The first of them in declaration order is their flag: a sum keeps the later part's kept fields when its flag
+    #: is set (the part holds a segment), the earlier part's otherwise.
     kept_fields: ClassVar[frozenset[str]] = frozenset()
-    #: The kept field that says whether a value holds them (a sum keeps the later part's kept fields when its
-    #: flag is set, the earlier part's otherwise). ``None``: the first kept field.
-    kept_flag: ClassVar[str | None] = None
     #: Float fields whose corpus sum is a running sum, one segment after the other from 0.0, as the reference
     #: script adds them (SARI's): their exact partial sums are :class:`RunningSum` values, not fractions.
     running_fields: ClassVar[frozenset[str]] = frozenset()
@@ -575,7 +574,7 @@ _KEPT_FLAG: dict[type, str] = {}
 def _names(cls: type[Stats]) -> tuple[str, ...]:
     names = _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
     if cls.kept_fields:
-        _KEPT_FLAG[cls] = cls.kept_flag or next(n for n in names if n in cls.kept_fields)
+        _KEPT_FLAG[cls] = next(n for n in names if n in cls.kept_fields)
     return names
 
 
@@ -874,7 +873,8 @@ class Schema(Generic[S]):
         self.numeric: tuple[FieldSpec, ...] = tuple(f for f in fields if f.carried is None)
         self.carried: tuple[FieldSpec, ...] = tuple(f for f in fields if f.carried is not None)
         self.kept: tuple[str, ...] = tuple(f.name for f in fields if f.kind == "kept")
-        self.kept_flag = (stats_cls.kept_flag or self.kept[0]) if self.kept else None
+        #: the kept field that says whether a value holds the kept fields (the first one)
+        self.kept_flag: str | None = self.kept[0] if self.kept else None
         #: per column of the flat row: whether it holds integers
         self.integer: tuple[bool, ...] = tuple(f.integer for f in self.numeric for _ in range(f.width))
 

@@ -125,16 +125,20 @@ def test_torch_adapter(case):
     assert metric.compute_result().signature == fn(PREDS, REFS, **options).signature
 
 
-def test_torch_adapter_refuses_nltk_last_sentence_smoothing_over_summed_updates():
+def test_torch_adapter_keeps_nltk_last_sentence_over_updates():
     pytest.importorskip("torchmetrics")
     import nlgmetrics.torch
 
-    metric = nlgmetrics.torch.BLEU("nltk", smoothing="method5")
+    options = {"preset": "nltk", "smoothing": "method5"}
+    metric = nlgmetrics.torch.BLEU(**options)
     metric.update(PREDS[:10], REFS[:10])
-    assert _close(metric.compute(), nlgmetrics.bleu(PREDS[:10], REFS[:10], preset="nltk", smoothing="method5").score)
+    assert _close(metric.compute(), nlgmetrics.bleu(PREDS[:10], REFS[:10], **options).score)
     metric.update(PREDS[10:], REFS[10:])
-    with pytest.raises(InvalidInputError, match="last sentence"):
-        metric.compute()
+    metric.update([], [])  # an empty batch keeps the last sentence it had
+    assert _close(metric.compute(), nlgmetrics.bleu(PREDS, REFS, **options).score)
+    later = metric(PREDS[:3], REFS[:3])  # forward: this batch's number, then its last sentence is the state's
+    assert _close(later, nlgmetrics.bleu(PREDS[:3], REFS[:3], **options).score)
+    assert _close(metric.compute(), nlgmetrics.bleu(PREDS + PREDS[:3], REFS + REFS[:3], **options).score)
 
 
 # ---------------------------------------------------------------------------------------------- DDP

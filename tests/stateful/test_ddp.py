@@ -219,6 +219,9 @@ ADAPTER_CASES: dict[str, Case] = {
     # CIDEr's statistics carry records (document frequencies need the whole corpus): gathered as bytes
     "cider": Case("CIDEr", "cider", "qa"),
     "cider-empty-rank": Case("CIDEr", "cider", "qa", {"preset": "cider"}, True),
+    # NLTK's smoothing 5 reads the last segment: kept over updates and forward, the last rank's after a sync
+    "bleu-method5": Case("BLEU", "bleu", "asr", {"preset": "nltk", "smoothing": "method5"}),
+    "bleu-method5-empty-rank": Case("BLEU", "bleu", "asr", {"preset": "nltk", "smoothing": "method5"}, True),
 }
 PLAIN_CASES: dict[str, Case] = {
     "nls-none": Case("NormalizedLevenshteinSimilarity", "nls", "qa", {"reduction": None}),

@@ -1,9 +1,11 @@
 """A ``torchmetrics.Metric`` built from any nlgmetrics family.
 
 The adapter holds no formula. ``update()`` runs the family's kernel and adds the batch's summed statistics into
-one float64 state per statistics field, each declared with ``dist_reduce_fx="sum"``: under DDP, torchmetrics
-just sums them. ``compute()`` turns the summed states back into the family's :class:`~nlgmetrics.stats.Stats`
-(integer fields as ``int``) and applies the family's formula, so the numbers are those of the functional API.
+one float64 state per statistics field (the layout of :meth:`~nlgmetrics.metrics.base.Family.schema`), each
+declared with ``dist_reduce_fx="sum"``: under DDP, torchmetrics just sums them. Kept fields (BLEU's last segment)
+are not summed: they hold the latest batch's, and after a sync the last rank's that holds one. ``compute()``
+turns the summed states back into the family's :class:`~nlgmetrics.stats.Stats` (integer fields as ``int``) and
+applies the family's formula, so the numbers are those of the functional API.
 
 Per-segment statistics are kept only when they are needed: for ``reduction=None`` (one score per segment) or
 when ``keep_segments=True`` is passed. They live in list states with ``dist_reduce_fx="cat"``; after a sync they
@@ -78,13 +80,17 @@ class TorchMetric(_TorchmetricsMetric):
         self.config = family.make_config(preset, **options)
         self.per_segment_output = family.needs_segments(self.config)
         self.keep_segments = bool(keep_segments) or self.per_segment_output
-        self._layout = StatsLayout.of(family.zero(self.config))
+        self._layout = StatsLayout(family.schema(self.config))
+        choice: dict[str, Any] = {}  # which part's kept fields a reduction keeps: the flag's reducer says
         for field in self._layout.fields:
             if field.carried is not None:  # a table (NIST's reference n-grams): records concatenated, not summed
                 self.add_state(field.name, default=[], dist_reduce_fx="cat")
                 continue
             default = torch.zeros(() if field.size is None else (field.size,), dtype=torch.float64)
-            self.add_state(field.name, default=default, dist_reduce_fx="sum")
+            reduce: Any = "sum"
+            if field.kind == "kept":  # BLEU's last segment: the later part's (the last rank's) that holds one
+                reduce = _LastHeld(choice, field.name == self._layout.schema.kept_flag)
+            self.add_state(field.name, default=default, dist_reduce_fx=reduce)
         if self.keep_segments:
             for field in self._layout.fields:
                 self.add_state(_SEGMENT_PREFIX + field.name, default=[], dist_reduce_fx="cat")
@@ -109,6 +115,7 @@ class TorchMetric(_TorchmetricsMetric):
         if len(batch) == 0:
             return
         total = batch.total()
+        holds_kept = self._layout.schema.holds_kept(total)
         for field in self._layout.fields:
             value = getattr(total, field.name)
             current = getattr(self, field.name)
@@ -117,7 +124,10 @@ class TorchMetric(_TorchmetricsMetric):
                 continue
             # in place: the states are torchmetrics' own clones (``reset`` and ``forward`` copy them), and an
             # attribute assignment on a torch Module costs more than the addition
-            if field.size is None:
+            if field.kind == "kept":
+                if holds_kept:  # not added: the later data's last segment
+                    current.fill_(float(value))
+            elif field.size is None:
                 if value:  # adding 0 changes no state (none is ever -0.0): a torch call saved per zero field
                     current.add_(float(value))
             else:
@@ -323,3 +333,21 @@ def torch_metric(
         "__doc__": f"{summary}\n\n{TorchMetric.__doc__}",
     }
     return type(name, (TorchMetric,), namespace)
+
+
+class _LastHeld:
+    """The reduction of a kept field's states, stacked in order (earlier part first, or rank by rank): the last
+    part's value whose flag field is set (zero when none is). The flag's reducer runs first (torchmetrics reduces
+    states in the order they were added, and the schema puts the flag first) and leaves its choice in ``choice``
+    for the other kept fields of the same reduction."""
+
+    def __init__(self, choice: dict[str, Any], flag: bool) -> None:
+        self.choice = choice
+        self.flag = flag
+
+    def __call__(self, stacked: torch.Tensor) -> torch.Tensor:
+        if self.flag:
+            held = torch.nonzero(stacked.reshape(stacked.shape[0], -1).ne(0).any(dim=1)).reshape(-1)
+            self.choice["row"] = int(held[-1]) if held.numel() else None
+        row = self.choice.get("row")
+        return torch.zeros_like(stacked[0]) if row is None else stacked[row].clone()

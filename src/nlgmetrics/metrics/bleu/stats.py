@@ -38,7 +38,6 @@ class BLEUStats(Stats):
 
     tuple_fields: ClassVar[Mapping[str, int]] = {"matches": 4, "totals": 4, "short": 4}
     kept_fields: ClassVar[frozenset[str]] = frozenset(_TAIL_FIELDS)
-    kept_flag: ClassVar[str | None] = "tail"
 
     matches: tuple[int, ...]
     totals: tuple[int, ...]
