@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["build_signature", "format_value", "parse", "same_settings", "sig_field"]
+__all__ = ["build_signature", "format_value", "parse", "sacrebleu_nrefs", "same_settings", "sig_field"]
 
 
 def sig_field(
@@ -84,6 +84,16 @@ def format_value(value: Any) -> str:
     if isinstance(value, (tuple, list)):
         return ",".join(format_value(v) for v in value)
     return str(value)
+
+
+def sacrebleu_nrefs(stats: Any) -> int | str:
+    """sacrebleu's ``nrefs`` in a signature (BLEU, chrF, TER): the number of references of every segment, or
+    ``"var"`` when it varies (``0`` for no segment). ``stats`` carries ``n_segments``, ``n_refs`` and
+    ``n_refs_sq`` (the sum of squared reference counts: a constant count ``k`` makes ``n * n_refs_sq == n_refs**2``)."""
+    n, refs, refs_sq = int(stats.n_segments), int(stats.n_refs), int(stats.n_refs_sq)
+    if n == 0:
+        return 0
+    return refs // n if n * refs_sq == refs * refs else "var"
 
 
 def build_signature(metric: str, config: Any = None, extra: Mapping[str, Any] | None = None) -> str:

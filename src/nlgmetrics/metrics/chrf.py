@@ -32,7 +32,7 @@ from ..algorithms import fastpath
 from ..algorithms.native import native
 from ..algorithms.refcache import ReferenceCache, disk_cache_set
 from ..errors import InvalidInputError, unknown_option
-from ..signature import sig_field
+from ..signature import sacrebleu_nrefs, sig_field
 from ..stats import Stats, StatsBatch
 from ..text.coverage import warn_unsplit_cjk
 from ..text.mt_tokenize import SACREBLEU_VERSION
@@ -238,13 +238,6 @@ def _f_score(stats: CHRFStats, cfg: CHRFConfig) -> tuple[Any, Any, Any]:
     return 0.0, avg_prec, avg_rec
 
 
-def _nrefs(stats: CHRFStats) -> Any:
-    n, refs, refs_sq = int(stats.n_segments), int(stats.n_refs), int(stats.n_refs_sq)
-    if n == 0:
-        return 0
-    return refs // n if n * refs_sq == refs * refs else "var"
-
-
 def chrf_from_stats(stats: CHRFStats, cfg: CHRFConfig) -> CHRFResult:
     """The chrF formula on summed statistics (or, vectorised, on per-segment columns)."""
     score, avg_prec, avg_rec = _f_score(stats, cfg)
@@ -267,7 +260,8 @@ def chrf_from_stats(stats: CHRFStats, cfg: CHRFConfig) -> CHRFResult:
 def _sacrebleu_signature(stats: CHRFStats, cfg: CHRFConfig) -> str:
     space = "yes" if cfg.whitespace else "no"
     return (
-        f"nrefs:{_nrefs(stats)}|case:{'lc' if cfg.lowercase else 'mixed'}|eff:{'no' if cfg.eps_smoothing else 'yes'}"
+        f"nrefs:{sacrebleu_nrefs(stats)}|case:{'lc' if cfg.lowercase else 'mixed'}"
+        f"|eff:{'no' if cfg.eps_smoothing else 'yes'}"
         f"|nc:{cfg.char_order}|nw:{cfg.word_order}|space:{space}|version:{SACREBLEU_VERSION}"
     )
 

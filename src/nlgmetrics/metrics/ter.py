@@ -34,7 +34,7 @@ from .._inputs import ReferenceSets
 from ..algorithms.guard import check_pairs
 from ..algorithms.ter import ter_edits
 from ..errors import InvalidInputError, unknown_option
-from ..signature import sig_field
+from ..signature import sacrebleu_nrefs, sig_field
 from ..stats import Stats, StatsBatch
 from ..text.coverage import warn_unsplit_cjk
 from ..text.mt_tokenize import SACREBLEU_VERSION, tercom_normalize
@@ -119,13 +119,6 @@ def _rate(edits: Any, ref_length: Any) -> Any:
     return 100 * score
 
 
-def _nrefs(stats: TERStats) -> Any:
-    n, refs, refs_sq = int(stats.n_segments), int(stats.n_refs), int(stats.n_refs_sq)
-    if n == 0:
-        return 0
-    return refs // n if n * refs_sq == refs * refs else "var"
-
-
 def ter_from_stats(stats: TERStats, cfg: TERConfig) -> TERResult:
     """sacrebleu's TER formula on summed statistics (or, vectorised, per segment); torchmetrics' is the same."""
     score = _rate(stats.edits, stats.ref_length)
@@ -135,7 +128,8 @@ def ter_from_stats(stats: TERStats, cfg: TERConfig) -> TERResult:
         return TERResult(score=score, num_edits=stats.edits, ref_length=stats.ref_length)
     yes = {True: "yes", False: "no"}
     signature = (
-        f"nrefs:{_nrefs(stats)}|case:{'mixed' if cfg.case_sensitive else 'lc'}|tok:tercom|norm:{yes[cfg.normalized]}"
+        f"nrefs:{sacrebleu_nrefs(stats)}|case:{'mixed' if cfg.case_sensitive else 'lc'}|tok:tercom"
+        f"|norm:{yes[cfg.normalized]}"
         f"|punct:{yes[not cfg.no_punct]}|asian:{yes[cfg.asian_support]}|version:{SACREBLEU_VERSION}"
     )
     return TERResult(

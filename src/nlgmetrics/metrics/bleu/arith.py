@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from ...errors import InvalidInputError
+from ...signature import sacrebleu_nrefs
 from ...text.mt_tokenize import (
     SACREBLEU_VERSION,
     sacrebleu_tokenizer,
@@ -406,18 +407,11 @@ def _convention_effect(cfg: BLEUConfig, arith: _Arith, missing: list[int], zero:
     return ""
 
 
-def _nrefs(stats: BLEUStats) -> Any:
-    n, refs, refs_sq = int(stats.n_segments), int(stats.n_refs), int(stats.n_refs_sq)
-    if n == 0:
-        return 0
-    return refs // n if n * refs_sq == refs * refs else "var"
-
-
 def _sacrebleu_signature(stats: BLEUStats, cfg: BLEUConfig) -> str | None:
     sacre = sacrebleu_name(cfg.tokenizer)
     if cfg.convention != "sacrebleu" or sacre is None or cfg.weights is not None:
         return None
-    nrefs = _nrefs(stats)
+    nrefs = sacrebleu_nrefs(stats)
     cached = cfg.__dict__.get("_nlgm_sacrebleu_signature")
     if cached is not None and cached[0] == nrefs:
         return cached[1]  # type: ignore[no-any-return]
