@@ -403,6 +403,12 @@ class Stats:
     def field_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(cls))
 
+    def shared_with(self, result_cls: type, *skip: str) -> dict[str, Any]:
+        """The fields a result reports as they are summed: those of ``result_cls`` (a dataclass) with a statistics
+        field of the same name, but ``skip`` (a count the formula reports as it is: ``Result(score=...,
+        **stats.shared_with(Result))``)."""
+        return {name: getattr(self, name) for name in _shared_names(type(self), result_cls) if name not in skip}
+
     @classmethod
     def sum_of(cls: type[S], items: Sequence[S]) -> S:
         """``items[0] + items[1] + ...``, with each :class:`Carried` field merged once over all the items
@@ -1286,3 +1292,16 @@ def _schema(cls: type[S], sizes: Mapping[str, int]) -> Schema[S]:
     if found is None:
         found = _SCHEMAS[key] = Schema(cls, dict(zip(cls.tuple_fields, key[1], strict=True)))
     return found
+
+
+#: The field names a statistics class shares with a result class, by the pair (a formula runs on every call).
+_SHARED: dict[tuple[type, type], tuple[str, ...]] = {}
+
+
+def _shared_names(stats_cls: type[Stats], result_cls: type) -> tuple[str, ...]:
+    """The field names ``stats_cls`` and ``result_cls`` share, in the statistics' order."""
+    names = _SHARED.get((stats_cls, result_cls))
+    if names is None:
+        result = {f.name for f in dataclasses.fields(result_cls)}
+        names = _SHARED[stats_cls, result_cls] = tuple(n for n in stats_cls.field_names() if n in result)
+    return names

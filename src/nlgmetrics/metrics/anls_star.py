@@ -112,9 +112,7 @@ def anls_star_from_stats(stats: ANLSStarStats, cfg: ANLSStarConfig) -> ANLSStarR
     """The formula: the mean of the per-sample scores."""
     return ANLSStarResult(
         score=safe_div(stats.score_sum, stats.count),
-        count=stats.count,
-        perfect=stats.perfect,
-        alternatives=stats.alternatives,
+        **stats.shared_with(ANLSStarResult),
     )
 
 

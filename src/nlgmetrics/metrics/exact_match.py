@@ -329,11 +329,8 @@ def _filtered(preds: list[str], cfg: ExactMatchConfig) -> bool:
 def exact_match_from_stats(stats: ExactMatchStats, cfg: ExactMatchConfig) -> ExactMatchResult:
     return ExactMatchResult(
         score=safe_div(stats.match, stats.count),
-        match=stats.match,
-        exact=stats.exact,
-        no_extract=stats.no_extract,
-        count=stats.count,
         exact_rate=safe_div(stats.exact, stats.count),
+        **stats.shared_with(ExactMatchResult),
     )
 
 

@@ -118,13 +118,7 @@ def meteor_from_stats(stats: METEORStats, cfg: METEORConfig) -> METEORResult:
     """The corpus score: the mean of the segment scores (per segment: the segment's own score)."""
     return METEORResult(
         score=safe_div(stats.score, stats.n_segments),
-        n_segments=stats.n_segments,
-        exact=stats.exact,
-        stem=stats.stem,
-        synonym=stats.synonym,
-        chunks=stats.chunks,
-        hyp_len=stats.hyp_len,
-        ref_len=stats.ref_len,
+        **stats.shared_with(METEORResult, "score"),
     )
 
 

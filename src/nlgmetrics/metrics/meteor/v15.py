@@ -223,10 +223,7 @@ def meteor15_from_stats(stats: Meteor15Stats, cfg: Meteor15Config) -> Meteor15Re
                 stage: int(c) + int(fw)
                 for stage, c, fw in zip(STAGES, stats.test_content_matches, stats.test_function_matches, strict=True)
             },
-            chunks=stats.chunks,
-            test_words=stats.test_words,
-            reference_words=stats.reference_words,
-            count=stats.count,
+            **stats.shared_with(Meteor15Result),
         )
     return Meteor15Result(
         score=score, precision=precision, recall=recall, fmean=fmean, fragmentation=frag, penalty=penalty
