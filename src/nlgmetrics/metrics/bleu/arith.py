@@ -243,8 +243,8 @@ def _check_tail(stats: BLEUStats, method: str) -> None:
     if int(stats.tail) > 1:
         raise InvalidInputError(
             f"NLTK's smoothing {method} reads the corpus's last sentence, which these statistics cannot tell: they "
-            "were summed without order (an all-reduce across processes, or the torch adapter over several "
-            "updates). Score the corpus in one call, or with the stateful nlgmetrics.BLEU metric, which keeps it."
+            "were summed without order (a bootstrap resample, or statistics added by hand). Score the corpus in one "
+            "call, with the stateful or torch metric, or on an engine: each keeps it."
         )
 
 
