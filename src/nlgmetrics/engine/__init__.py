@@ -25,9 +25,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .device import DTYPES, attention_backends, check_dtype, cpu_threads, devices_of, resolve_device
-    from .hub import (
+if TYPE_CHECKING:  # the types of the lazy exports below (F401: ruff cannot read the computed __all__)
+    from .device import DTYPES, attention_backends, check_dtype, cpu_threads, devices_of, resolve_device  # noqa: F401
+    from .hub import (  # noqa: F401
         ModelNotFoundError,
         cached_snapshot,
         check_model,
@@ -44,10 +44,10 @@ if TYPE_CHECKING:
         model_folder,
         model_label,
     )
-    from .parallel import distributed_map, map_devices, shards
-    from .runner import Runner, TokenOutputs, model_widths, prepare, token_budget
-    from .shapes import MAX_WIDTHS, Batch, Packed, fit_widths, plan_batches, row_sizes, shape_grid, width_grid
-    from .text import Tokenizer
+    from .parallel import distributed_map, map_devices, shards  # noqa: F401
+    from .runner import Runner, TokenOutputs, model_widths, prepare, token_budget  # noqa: F401
+    from .shapes import MAX_WIDTHS, Batch, Packed, fit_widths, plan_batches, row_sizes, shape_grid, width_grid  # noqa: F401
+    from .text import Tokenizer  # noqa: F401
 
 _WHERE = {
     **dict.fromkeys(
@@ -82,46 +82,7 @@ _WHERE = {
     **dict.fromkeys(("distributed_map", "map_devices", "shards"), ".parallel"),
 }
 
-__all__ = [
-    "DTYPES",
-    "MAX_WIDTHS",
-    "Batch",
-    "ModelNotFoundError",
-    "Packed",
-    "Runner",
-    "TokenOutputs",
-    "Tokenizer",
-    "attention_backends",
-    "cached_snapshot",
-    "check_dtype",
-    "check_model",
-    "cpu_threads",
-    "devices_of",
-    "distributed_map",
-    "fetch_command",
-    "file_digest",
-    "files_digest",
-    "fit_widths",
-    "hub_cache_dir",
-    "is_offline",
-    "load_config",
-    "load_pretrained",
-    "load_tokenizer",
-    "load_weights",
-    "map_devices",
-    "model_digest",
-    "model_folder",
-    "model_label",
-    "model_widths",
-    "plan_batches",
-    "prepare",
-    "resolve_device",
-    "row_sizes",
-    "shape_grid",
-    "shards",
-    "token_budget",
-    "width_grid",
-]
+__all__ = sorted(_WHERE)
 
 
 def __getattr__(name: str) -> Any:
