@@ -24,7 +24,7 @@ collect_ignore = [
         "rouge_scores",
         "rouge_sets",
     )
-]
+] + [f"src/nlgmetrics/{path}.py" for path in ("spark", "ray", "evaluate/dask", "evaluate/partials")]
 collect_ignore_glob: list[str] = []
 if importlib.util.find_spec("torch") is None or importlib.util.find_spec("torchmetrics") is None:
     collect_ignore_glob.append("src/nlgmetrics/torch/*")
