@@ -141,32 +141,28 @@ BLEU: Family[BLEUConfig, BLEUStats, BLEUResult] = Family(
 )
 
 
-#: The configs of calls without options, by (preset, sentence-level): a one-pair call resolves none again.
-_PLAIN_CONFIGS: dict[tuple[str | None, bool], BLEUConfig] = {}
+#: The configs of sentence-level calls without options, by preset: a one-pair call resolves none again.
+_PLAIN_CONFIGS: dict[str | None, BLEUConfig] = {}
 
 
-def _config(preset: str | None, options: dict[str, Any], sentence: bool) -> BLEUConfig:
+def _sentence_config(preset: str | None, options: dict[str, Any]) -> BLEUConfig:
+    """The config of a sentence-level call: sacrebleu's ``sentence_bleu`` turns ``effective_order`` on."""
     plain = not options and (preset is None or type(preset) is str)
     if plain:
-        hit = _PLAIN_CONFIGS.get((preset, sentence))
+        hit = _PLAIN_CONFIGS.get(preset)
         if hit is not None:
             return hit
     cfg = BLEU.make_config(preset, **options)
-    if sentence and cfg.convention == "sacrebleu" and "effective_order" not in options:
+    if cfg.convention == "sacrebleu" and "effective_order" not in options:
         cfg = BLEU.make_config(preset, **options, effective_order=True)  # sacrebleu.sentence_bleu's default
     if plain and len(_PLAIN_CONFIGS) < 64:
-        _PLAIN_CONFIGS[(preset, sentence)] = cfg
+        _PLAIN_CONFIGS[preset] = cfg
     return cfg
 
 
-def bleu(
-    predictions: Sequence[str] | str,
-    references: Sequence[str | Sequence[str]] | str,
-    *,
-    preset: str | None = None,
-    segments: bool = False,
-    **options: Any,
-) -> BLEUResult:
+bleu = BLEU.function(
+    "bleu",
+    __name__,
     """Corpus BLEU of ``predictions`` against ``references`` (one string or a list of strings per segment).
 
     ``preset`` picks the convention: ``"sacrebleu"`` (default, 0-100), ``"nltk"`` (0-1), ``"nltk-3.2"`` (0-1),
@@ -180,8 +176,8 @@ def bleu(
     1.384292958842266e-231
     >>> bleu(["a d a"], ["a b c"], preset="moses").score
     0.0
-    """
-    return BLEU.compute(predictions, references, _config(preset, options, False), segments=segments)
+    """,
+)
 
 
 def sentence_bleu(
@@ -203,7 +199,7 @@ def sentence_bleu(
     >>> sentence_bleu("a d a", "a b c", preset="nltk-3.2").score  # exp(log(1/3) / 4)
     0.7598356856515925
     """
-    cfg = _config(preset, options, True)
+    cfg = _sentence_config(preset, options)
     if isinstance(prediction, str):
         batch = BLEU.batch_stats(*one_segment(prediction, references), cfg)
         return BLEU.finalize(batch.total(), cfg)
