@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 from .._inputs import ReferenceSets, check_pairs, check_predictions
 from .._np import is_numpy_bool, is_numpy_number, loaded
 from ..errors import InvalidInputError, UnknownOptionError, unknown_option
-from ..stats import Stats, StatsBatch
+from ..stats import Schema, Stats, StatsBatch
 
 __all__ = [
     "MAX_ORDER",
@@ -242,10 +242,10 @@ class Family(Generic[C, S, R]):
         return self.config_cls(**values)
 
     def zero(self, config: C) -> S:
-        return self.stats_cls.zero(**(self.stats_sizes(config) if self.stats_sizes else {}))
+        return self.schema(config).zero()
 
     def empty_batch(self, config: C) -> StatsBatch[S]:
-        return StatsBatch.empty(self.stats_cls, **(self.stats_sizes(config) if self.stats_sizes else {}))
+        return self.schema(config).empty_batch()
 
     def bounds_for(self, config: C) -> tuple[float | None, float | None]:
         """The range of the headline score under ``config`` (``bounds`` unless a setting changes it)."""
@@ -442,7 +442,7 @@ class Family(Generic[C, S, R]):
         ``batch`` is the call's statistics. The default adds nothing."""
         return result
 
-    def schema(self, config: C) -> Any:
+    def schema(self, config: C) -> Schema[S]:
         """The layout of the statistics under ``config``: a :class:`~nlgmetrics.stats.Schema`."""
         return self.stats_cls.schema(**(self.stats_sizes(config) if self.stats_sizes else {}))
 
