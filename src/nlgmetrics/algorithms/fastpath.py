@@ -10,7 +10,7 @@ policy and the measurements behind it live here, once.
 Both paths give the same numbers, bit for bit (``tests/properties/test_numpy_free_paths.py``). Tests and ``bench/``
 steer the paths with :func:`forced` instead of patching module constants.
 
-This module imports only the standard library; it loads the compiled kernels lazily.
+This module imports only the standard library and :mod:`.native`, which loads the compiled kernels on first use.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import sys
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Collection, Iterator
+
+from .native import has_native as loadable
 
 __all__ = ["NATIVE", "RULES", "Rule", "forced", "has_native", "numpy_loaded", "rows", "use_native"]
 
@@ -185,26 +187,14 @@ def has_native() -> bool:
     """Whether the compiled kernels can be loaded (tried once), unless :func:`forced` turns them off."""
     if _FORCED and _override(None, "native") is False:
         return False
-    return _built()
+    return loadable()
 
 
 def use_native(kernel: str) -> bool:
     """Whether ``kernel`` (a name of :data:`NATIVE`) runs on the compiled kernels: built, and not turned off."""
     if _FORCED and _override(kernel, "native") is False:
         return False
-    return _BUILT[0]() if _BUILT else _built()
-
-
-_BUILT: list[Callable[[], bool]] = []
-
-
-def _built() -> bool:
-    """Whether the compiled kernels load (:func:`nlgmetrics.algorithms.native.has_native`, imported on first use)."""
-    if not _BUILT:
-        from .native import has_native as loadable
-
-        _BUILT.append(loadable)
-    return _BUILT[0]()
+    return loadable()
 
 
 @contextlib.contextmanager
